@@ -1,0 +1,14 @@
+/** The all-zero UUID, used as the server id when a message names none. */
+export const DEFAULT_SERVER_ID = '00000000-0000-0000-0000-000000000000';
+
+/** Header that carries the server's API key (`SERVER_AUTH_TOKEN`) and a secured route's key. */
+export const API_KEY_HEADER = 'x-api-key';
+
+/** Built-in path prefixes that no plugin route may use. */
+export const RESERVED_PATH_PREFIXES = [
+  '/api/messaging',
+  '/api/tee',
+  '/api/agents',
+  '/api/server',
+  '/socket.io',
+] as const;

@@ -1,0 +1,132 @@
+/**
+ * @module @parley/core
+ * Wire types shared by every Parley package: socket opcodes and typed event maps, zod schemas of every payload
+ * that crosses a boundary, and the one error base.
+ */
+export { API_KEY_HEADER, DEFAULT_SERVER_ID, RESERVED_PATH_PREFIXES } from './constants';
+export { SOCKET_MESSAGE_TYPE } from './socket/message-type';
+export type {
+  ClientToServerEvents,
+  ServerToClientEventName,
+  ServerToClientEvents,
+} from './socket/events';
+
+export {
+  MAX_TEXT_LENGTH,
+  attachmentSchema,
+  entityIdSchema,
+  messageTextSchema,
+  metadataSchema,
+  uuidSchema,
+} from './schemas/common';
+export type { Attachment } from './schemas/common';
+
+export {
+  agentMessageMetadataSchema,
+  agentMessageSchema,
+  rawMessageSchema,
+  storedMessageSchema,
+} from './schemas/agent-message';
+export type {
+  AgentMessage,
+  AgentMessageInput,
+  RawMessage,
+  StoredMessage,
+} from './schemas/agent-message';
+
+export {
+  agentResponseSchema,
+  channelHistoryQuerySchema,
+  channelMessageRequestSchema,
+  deliveryModeSchema,
+  syncModeResponseSchema,
+  userMessageSummarySchema,
+  websocketModeResponseSchema,
+} from './schemas/channel-message';
+export type {
+  AgentResponse,
+  ChannelHistoryQuery,
+  ChannelMessageRequest,
+  ChannelMessageRequestInput,
+  DeliveryMode,
+  SyncModeResponse,
+  WebsocketModeResponse,
+} from './schemas/channel-message';
+
+export {
+  chunkEventSchema,
+  doneEventSchema,
+  errorEventSchema,
+  streamEventSchemas,
+  userMessageEventSchema,
+} from './schemas/stream-events';
+export type { StreamEvent, StreamEventName } from './schemas/stream-events';
+
+export {
+  connectionEstablishedSchema,
+  controlMessageSchema,
+  messageBroadcastSchema,
+  messageCompleteSchema,
+  messageErrorSchema,
+  messageStreamChunkSchema,
+  presenceEventSchema,
+  roomJoiningPayloadSchema,
+  sendMessagePayloadSchema,
+  socketAckSchema,
+  socketEnvelopeSchema,
+  socketErrorSchema,
+  typingPayloadSchema,
+  userTypingSchema,
+} from './schemas/socket-payloads';
+export type {
+  ControlMessage,
+  MessageBroadcast,
+  MessageComplete,
+  MessageError,
+  MessageStreamChunk,
+  PresenceEvent,
+  RoomJoiningPayload,
+  SendMessagePayload,
+  SendMessagePayloadInput,
+  SocketAck,
+  SocketEnvelope,
+  TypingPayload,
+  UserTyping,
+} from './schemas/socket-payloads';
+
+export { routeDefinitionSchema, routeTypeSchema } from './schemas/route';
+export type { RouteDefinitionShape, RouteType } from './schemas/route';
+
+export {
+  deriveKeyAttestationDataSchema,
+  remoteAttestationMessageSchema,
+  remoteAttestationQuoteSchema,
+  teeAgentSchema,
+  teeAgentsResponseSchema,
+  teeModeSchema,
+  teeStatusResponseSchema,
+} from './schemas/tee';
+export type {
+  DeriveKeyAttestationData,
+  RemoteAttestationMessage,
+  RemoteAttestationQuote,
+  TeeAgent,
+  TeeAgentsResponse,
+  TeeMode,
+  TeeStatusResponse,
+} from './schemas/tee';
+
+export {
+  agentSummarySchema,
+  apiErrorBodySchema,
+  apiSuccessSchema,
+  healthSchema,
+} from './schemas/api';
+export type { AgentSummary, ApiErrorBody, ApiSuccess } from './schemas/api';
+
+export { ERROR_CODES, httpStatusOf, isErrorCode } from './errors/codes';
+export type { ErrorCode } from './errors/codes';
+export { ParleyError } from './errors/parley-error';
+export type { ParleyErrorOptions } from './errors/parley-error';
+export { parseOrThrow, toValidationIssues } from './errors/validation';
+export type { ValidationIssue } from './errors/validation';

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { entityIdSchema, messageTextSchema, metadataSchema, uuidSchema } from './common';
+
+/** How the caller of the channel messages endpoint receives the agent's reply. */
+export const deliveryModeSchema = z.enum(['websocket', 'stream', 'sync']);
+
+/** @see deliveryModeSchema */
+export type DeliveryMode = z.infer<typeof deliveryModeSchema>;
+
+/** Body of `POST /api/messaging/channels/{channelId}/messages`. */
+export const channelMessageRequestSchema = z.object({
+  text: messageTextSchema.min(1, 'must not be empty'),
+  entityId: entityIdSchema,
+  mode: deliveryModeSchema.default('websocket'),
+  agentId: uuidSchema.optional(),
+  senderName: z.string().trim().min(1).max(256).optional(),
+  metadata: metadataSchema.optional(),
+});
+
+/** The channel message request as a caller writes it. */
+export type ChannelMessageRequestInput = z.input<typeof channelMessageRequestSchema>;
+/** The channel message request after validation. */
+export type ChannelMessageRequest = z.output<typeof channelMessageRequestSchema>;
+
+/** The user's message as echoed back to the caller. */
+export const userMessageSummarySchema = z.object({ id: z.string(), text: z.string() });
+
+/** The agent's complete reply. */
+export const agentResponseSchema = z.object({ text: z.string(), actions: z.array(z.string()) });
+
+/** @see agentResponseSchema */
+export type AgentResponse = z.infer<typeof agentResponseSchema>;
+
+/** Response of mode `websocket`: the message is queued; the reply arrives on the socket. */
+export const websocketModeResponseSchema = z.object({
+  success: z.boolean(),
+  userMessage: userMessageSummarySchema,
+});
+
+/** Response of mode `sync`: the user message and the agent's full reply. */
+export const syncModeResponseSchema = websocketModeResponseSchema.extend({
+  agentResponse: agentResponseSchema,
+});
+
+/** @see websocketModeResponseSchema */
+export type WebsocketModeResponse = z.infer<typeof websocketModeResponseSchema>;
+/** @see syncModeResponseSchema */
+export type SyncModeResponse = z.infer<typeof syncModeResponseSchema>;
+
+/** Query of `GET /api/messaging/channels/{channelId}/messages`. */
+export const channelHistoryQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** @see channelHistoryQuerySchema */
+export type ChannelHistoryQuery = z.output<typeof channelHistoryQuerySchema>;

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import type { SOCKET_MESSAGE_TYPE } from '../socket/message-type';
+import { entityIdSchema, messageTextSchema, metadataSchema, uuidSchema } from './common';
+
+/** Payload of a ROOM_JOINING envelope. */
+export const roomJoiningPayloadSchema = z.object({
+  roomId: uuidSchema,
+  entityId: entityIdSchema,
+});
+
+/** Payload of a SEND_MESSAGE envelope. */
+export const sendMessagePayloadSchema = z.object({
+  senderId: entityIdSchema,
+  senderName: z.string().trim().min(1).max(256),
+  message: messageTextSchema.min(1, 'must not be empty'),
+  roomId: uuidSchema,
+  messageId: uuidSchema.optional(),
+  source: z.string().max(64).default('socket'),
+  attachments: z.array(z.unknown()).default([]),
+  metadata: metadataSchema.default({}),
+});
+
+/** @see roomJoiningPayloadSchema */
+export type RoomJoiningPayload = z.output<typeof roomJoiningPayloadSchema>;
+/** SEND_MESSAGE payload as a client writes it. */
+export type SendMessagePayloadInput = z.input<typeof sendMessagePayloadSchema>;
+/** SEND_MESSAGE payload after validation. */
+export type SendMessagePayload = z.output<typeof sendMessagePayloadSchema>;
+
+/** The socket `message` envelope: an opcode and its payload. */
+export const socketEnvelopeSchema = z.object({
+  type: z.number().int(),
+  payload: z.unknown(),
+});
+
+/** A socket `message` envelope as a client sends it. */
+export type SocketEnvelope =
+  | { type: SOCKET_MESSAGE_TYPE.ROOM_JOINING; payload: z.input<typeof roomJoiningPayloadSchema> }
+  | { type: SOCKET_MESSAGE_TYPE.SEND_MESSAGE; payload: SendMessagePayloadInput };
+
+/** Client-to-server `typing` payload. */
+export const typingPayloadSchema = z.object({
+  roomId: uuidSchema,
+  userId: entityIdSchema,
+  isTyping: z.boolean(),
+});
+
+/** @see typingPayloadSchema */
+export type TypingPayload = z.output<typeof typingPayloadSchema>;
+
+/** `messageBroadcast`: a stored message delivered to a room. */
+export const messageBroadcastSchema = z.object({
+  id: z.string(),
+  roomId: z.string(),
+  channelId: z.string(),
+  senderId: z.string(),
+  senderName: z.string(),
+  text: z.string(),
+  source: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  inReplyTo: z.string().nullable(),
+  createdAt: z.string(),
+  thought: z.string().optional(),
+  actions: z.array(z.string()).optional(),
+});
+
+/** @see messageBroadcastSchema */
+export type MessageBroadcast = z.infer<typeof messageBroadcastSchema>;
+
+/** `messageStreamChunk`: one live piece of an agent reply that is still being produced. */
+export const messageStreamChunkSchema = z.object({
+  messageId: z.string(),
+  chunk: z.string(),
+  index: z.number().int().nonnegative(),
+  roomId: z.string(),
+  channelId: z.string(),
+});
+
+/** @see messageStreamChunkSchema */
+export type MessageStreamChunk = z.infer<typeof messageStreamChunkSchema>;
+
+/** `messageComplete`: processing of a message ended, with or without a reply. */
+export const messageCompleteSchema = z.object({
+  messageId: z.string(),
+  roomId: z.string(),
+  channelId: z.string(),
+});
+
+/** @see messageCompleteSchema */
+export type MessageComplete = z.infer<typeof messageCompleteSchema>;
+
+/** `controlMessage`: asks clients to enable or disable their input. */
+export const controlMessageSchema = z.object({
+  action: z.enum(['enable_input', 'disable_input']),
+  target: z.string().optional(),
+  roomId: z.string(),
+  channelId: z.string(),
+});
+
+/** @see controlMessageSchema */
+export type ControlMessage = z.infer<typeof controlMessageSchema>;
+
+/** `connection_established`: sent once the connection is accepted. */
+export const connectionEstablishedSchema = z.object({ socketId: z.string() });
+
+/** `userJoined` and `userLeft`. */
+export const presenceEventSchema = z.object({ userId: z.string(), roomId: z.string() });
+
+/** @see presenceEventSchema */
+export type PresenceEvent = z.infer<typeof presenceEventSchema>;
+
+/** `userTyping`: typing indicator relayed to the other members of a room. */
+export const userTypingSchema = z.object({
+  roomId: z.string(),
+  userId: z.string(),
+  isTyping: z.boolean(),
+});
+
+/** @see userTypingSchema */
+export type UserTyping = z.infer<typeof userTypingSchema>;
+
+/** An error reported on the socket, as an acknowledgment or as a `messageError` event. */
+export const socketErrorSchema = z.object({ code: z.string(), message: z.string() });
+
+/** `messageError`: a `message` event failed and the client gave no acknowledgment callback. */
+export const messageErrorSchema = socketErrorSchema.extend({
+  messageId: z.string().optional(),
+  roomId: z.string().optional(),
+});
+
+/** @see messageErrorSchema */
+export type MessageError = z.infer<typeof messageErrorSchema>;
+
+/** The acknowledgment a `message` event's callback receives. */
+export const socketAckSchema = z.discriminatedUnion('status', [
+  z.looseObject({ status: z.literal('ok') }),
+  z.object({ status: z.literal('error'), error: socketErrorSchema }),
+]);
+
+/** @see socketAckSchema */
+export type SocketAck =
+  | ({ status: 'ok' } & Record<string, unknown>)
+  | { status: 'error'; error: { code: string; message: string } };

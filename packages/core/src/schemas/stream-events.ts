@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** `user_message` stream event: the stored user message. */
+export const userMessageEventSchema = z.object({ id: z.string(), text: z.string() });
+
+/** `chunk` stream event: one piece of the agent's reply, `index` counting from 0. */
+export const chunkEventSchema = z.object({
+  messageId: z.string(),
+  chunk: z.string(),
+  index: z.number().int().nonnegative(),
+});
+
+/** `done` stream event: the full reply. */
+export const doneEventSchema = z.object({ text: z.string(), actions: z.array(z.string()) });
+
+/** `error` stream event: the reply failed; the stream ends after it. */
+export const errorEventSchema = z.object({ code: z.string(), message: z.string() });
+
+/** Every server-sent event of the channel `stream` mode, by event name. */
+export const streamEventSchemas = {
+  user_message: userMessageEventSchema,
+  chunk: chunkEventSchema,
+  done: doneEventSchema,
+  error: errorEventSchema,
+} as const;
+
+/** The name of a server-sent event of the `stream` mode. */
+export type StreamEventName = keyof typeof streamEventSchemas;
+
+/** A server-sent event of the `stream` mode, discriminated by `event`. */
+export type StreamEvent = {
+  [K in StreamEventName]: { event: K; id?: string; data: z.infer<(typeof streamEventSchemas)[K]> };
+}[StreamEventName];

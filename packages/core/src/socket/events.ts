@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type {
+  ControlMessage,
+  MessageBroadcast,
+  MessageComplete,
+  MessageError,
+  MessageStreamChunk,
+  PresenceEvent,
+  SocketAck,
+  SocketEnvelope,
+  UserTyping,
+  connectionEstablishedSchema,
+  typingPayloadSchema,
+} from '../schemas/socket-payloads';
+
+/** Events a client emits to the server. */
+export interface ClientToServerEvents {
+  /** An envelope of SOCKET_MESSAGE_TYPE; the optional callback always receives an acknowledgment. */
+  message: (envelope: SocketEnvelope, ack?: (response: SocketAck) => void) => void;
+  /** Typing indicator for a room. */
+  typing: (payload: z.input<typeof typingPayloadSchema>) => void;
+}
+
+/** Events the server emits to clients. */
+export interface ServerToClientEvents {
+  messageBroadcast: (payload: MessageBroadcast) => void;
+  messageStreamChunk: (payload: MessageStreamChunk) => void;
+  messageComplete: (payload: MessageComplete) => void;
+  messageError: (payload: MessageError) => void;
+  controlMessage: (payload: ControlMessage) => void;
+  connection_established: (payload: z.infer<typeof connectionEstablishedSchema>) => void;
+  userJoined: (payload: PresenceEvent) => void;
+  userLeft: (payload: PresenceEvent) => void;
+  userTyping: (payload: UserTyping) => void;
+}
+
+/** Names of the events the server emits. */
+export type ServerToClientEventName = keyof ServerToClientEvents;

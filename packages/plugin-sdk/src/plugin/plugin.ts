@@ -1,0 +1,54 @@
+import type { Route } from './route';
+import type { AgentRuntime } from './runtime';
+
+/** One plugin test: a name and a function that throws to fail. */
+export interface PluginTest {
+  name: string;
+  fn: (runtime: AgentRuntime) => Promise<void> | void;
+}
+
+/** A named group of plugin tests. */
+export interface PluginTestSuite {
+  name: string;
+  tests: PluginTest[];
+}
+
+/**
+ * A Parley plugin, version 1 of the contract. A later contract gets a new `specificationVersion` and can be
+ * loaded beside this one.
+ */
+export interface Plugin {
+  /** Contract version; `'v1'` when omitted. */
+  specificationVersion?: 'v1';
+  name: string;
+  description?: string;
+  /** Routes, all registered when the plugin loads. */
+  routes?: Route[];
+  /** Start-up hook, run before any route serves. */
+  init?: (config: Record<string, string>, runtime: AgentRuntime) => Promise<void> | void;
+  /** Test suites run by `parley test` and the SDK's harness. */
+  tests?: PluginTestSuite[];
+}
+
+/**
+ * Declares a plugin with full typing of its routes and hooks.
+ *
+ * @example
+ * export default definePlugin({
+ *   name: 'hello',
+ *   routes: [defineRoute({ type: 'GET', path: '/hello', handler: (_req, res) => res.json({ hi: true }) })],
+ * });
+ */
+export function definePlugin(plugin: Plugin): Plugin {
+  return { specificationVersion: 'v1', ...plugin };
+}
+
+/**
+ * Declares a route, typing its handler's request body.
+ *
+ * @example
+ * defineRoute<{ event: string }>({ type: 'POST', path: '/webhook', handler: (req, res) => res.json(req.body) });
+ */
+export function defineRoute<Body = unknown>(route: Route<Body>): Route {
+  return route as Route;
+}
