@@ -86,7 +86,7 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
         },
       );
     }
-    return parsed.data as z.output<T>;
+    return parsed.data;
   }
 
   return {
