@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../logger';
+import { AgentRegistry } from './agent-registry';
+import { ParleyAgentRuntime } from './agent-runtime';
+import { ConfigError } from '../config/config-error';
+
+const logger = createLogger('silent');
+
+function runtime(settings: Record<string, string>, env: Record<string, string | undefined>) {
+  return new ParleyAgentRuntime(
+    { name: 'Ada', settings },
+    { env, serverUrl: () => 'http://localhost:4321', logger },
+  );
+}
+
+describe('runtime settings', () => {
+  it("prefers the character's setting over the environment", () => {
+    expect(runtime({ KEY: 'character' }, { KEY: 'env' }).getSetting('KEY')).toBe('character');
+  });
+
+  it('falls back to the environment, then to undefined', () => {
+    expect(runtime({}, { KEY: 'env' }).getSetting('KEY')).toBe('env');
+    expect(runtime({}, {}).getSetting('KEY')).toBeUndefined();
+  });
+
+  it('treats empty values as unset', () => {
+    expect(runtime({ KEY: '' }, { KEY: 'env' }).getSetting('KEY')).toBe('env');
+    expect(runtime({}, { KEY: '' }).getSetting('KEY')).toBeUndefined();
+  });
+
+  it("answers SERVER_URL with the server's own address when it is empty", () => {
+    expect(runtime({}, { SERVER_URL: '' }).getSetting('SERVER_URL')).toBe('http://localhost:4321');
+    expect(runtime({}, { SERVER_URL: 'http://example.test' }).getSetting('SERVER_URL')).toBe(
+      'http://example.test',
+    );
+  });
+});
+
+describe('agent registry', () => {
+  const context = () => ({ env: {}, serverUrl: () => '', logger });
+
+  it('runs the built-in Eliza when no character is given', () => {
+    const agents = new AgentRegistry([], context);
+    expect(agents.summaries()).toEqual([{ id: agents.defaultAgent.agentId, name: 'Eliza' }]);
+  });
+
+  it('keeps the order given and makes the first agent the default', () => {
+    const agents = new AgentRegistry([{ name: 'B' }, { name: 'A' }], context);
+    expect(agents.list().map((agent) => agent.character.name)).toEqual(['B', 'A']);
+    expect(agents.defaultAgent.character.name).toBe('B');
+  });
+
+  it('refuses two agents with the same id', () => {
+    expect(() => new AgentRegistry([{ name: 'Same' }, { name: 'Same' }], context)).toThrow(
+      ConfigError,
+    );
+  });
+
+  it('answers NOT_FOUND for an unknown agent', () => {
+    const agents = new AgentRegistry([], context);
+    expect(() => agents.get('00000000-0000-0000-0000-000000000001')).toThrow(/Unknown agent/);
+  });
+});
