@@ -42,6 +42,7 @@ export const storedMessageSchema = z.object({
   channel_id: z.string(),
   server_id: z.string(),
   author_id: z.string(),
+  author_name: z.string(),
   content: z.string(),
   source_type: z.string(),
   raw_message: rawMessageSchema.nullable(),

@@ -10,6 +10,7 @@ import type {
   SocketEnvelope,
   UserTyping,
   connectionEstablishedSchema,
+  roomJoiningPayloadSchema,
   typingPayloadSchema,
 } from '../schemas/socket-payloads';
 
@@ -19,6 +20,11 @@ export interface ClientToServerEvents {
   message: (envelope: SocketEnvelope, ack?: (response: SocketAck) => void) => void;
   /** Typing indicator for a room. */
   typing: (payload: z.input<typeof typingPayloadSchema>) => void;
+  /** Leaves a room; the other members get `userLeft`. */
+  leaveRoom: (
+    payload: z.input<typeof roomJoiningPayloadSchema>,
+    ack?: (response: SocketAck) => void,
+  ) => void;
 }
 
 /** Events the server emits to clients. */

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_SERVER_ID } from '@parley/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, type TestDatabase } from '../../test/databases';
+import { createDatabase, type Database } from './create-database';
+import { MessageStore, type NewMessage } from './message-store';
+
+const kinds = await databaseKinds();
+
+function newMessage(
+  channelId: string,
+  content: string,
+  overrides: Partial<NewMessage> = {},
+): NewMessage {
+  return {
+    id: randomUUID(),
+    channelId,
+    serverId: DEFAULT_SERVER_ID,
+    authorId: 'user-1',
+    authorName: 'User One',
+    content,
+    sourceType: 'api',
+    metadata: { n: content },
+    createdAt: new Date(),
+    ...overrides,
+  };
+}
+
+describe.each(kinds)('message store on $name', ({ create, skip }) => {
+  // One database per kind: every test works in channels of its own.
+  let testDatabase: TestDatabase | undefined;
+  let database: Database | undefined;
+  let store: MessageStore;
+
+  async function open() {
+    testDatabase ??= await create();
+    database = createDatabase(testDatabase.location);
+    await database.migrate();
+    store = new MessageStore(database.db);
+    return store;
+  }
+
+  beforeAll(async () => {
+    if (!skip) await open();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.dispose();
+  });
+
+  it.skipIf(skip)('stores messages, creating the channel on first use', async () => {
+    const channelId = randomUUID();
+    const agentId = randomUUID();
+    const stored = await store.insert(
+      newMessage(channelId, 'hello', {
+        channelAgentId: agentId,
+        rawMessage: { text: 'hello', actions: ['REPLY'] },
+      }),
+    );
+    expect(stored).toMatchObject({ channel_id: channelId, content: 'hello', in_reply_to: null });
+    expect(await store.getChannel(channelId)).toEqual({
+      id: channelId,
+      serverId: DEFAULT_SERVER_ID,
+      agentId,
+    });
+    const [listed] = await store.list(channelId, { limit: 10 });
+    expect(listed).toEqual(stored);
+  });
+
+  it.skipIf(skip)('keeps concurrent writes in order and lists newest first', async () => {
+    const channelId = randomUUID();
+    const createdAt = new Date();
+    // Same timestamp on purpose: insertion order must still decide.
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        store.insert(newMessage(channelId, `m${i}`, { createdAt })),
+      ),
+    );
+    const listed = await store.list(channelId, { limit: 200 });
+    expect(listed).toHaveLength(200);
+    expect(listed[0]!.content).toBe('m299');
+    expect(listed[199]!.content).toBe('m100');
+  });
+
+  it.skipIf(skip)('pages with before', async () => {
+    const channelId = randomUUID();
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 5; i++) {
+      await store.insert(newMessage(channelId, `m${i}`, { createdAt: new Date(base + i * 1000) }));
+    }
+    const page = await store.list(channelId, { limit: 2, before: new Date(base + 3000) });
+    expect(page.map((m) => m.content)).toEqual(['m2', 'm1']);
+  });
+
+  it.skipIf(skip)('fails only the bad message of a batch', async () => {
+    const channelId = randomUUID();
+    const duplicate = newMessage(channelId, 'first');
+    await store.insert(duplicate);
+    const results = await Promise.allSettled([
+      store.insert(newMessage(channelId, 'ok-1')),
+      store.insert({ ...duplicate, content: 'again' }),
+      store.insert(newMessage(channelId, 'ok-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.list(channelId, { limit: 10 })).map((m) => m.content)).toEqual([
+      'ok-2',
+      'ok-1',
+      'first',
+    ]);
+  });
+
+  it.skipIf(skip)('keeps acknowledged writes across a reopen', async () => {
+    const channelId = randomUUID();
+    await store.insert(newMessage(channelId, 'durable'));
+    await database!.close();
+    const reopened = await open();
+    // A fresh store has no cache: what it lists comes from disk.
+    expect((await reopened.list(channelId, { limit: 1 }))[0]?.content).toBe('durable');
+  });
+});

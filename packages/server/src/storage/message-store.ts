@@ -1,0 +1,162 @@
+import type { RawMessage, StoredMessage } from '@parley/core';
+import { type Kysely, sql } from 'kysely';
+import { BatchWriter } from './batch-writer';
+import type { DatabaseSchema } from './schema';
+
+/** A message about to be stored. */
+export interface NewMessage {
+  id: string;
+  channelId: string;
+  serverId: string;
+  authorId: string;
+  authorName: string;
+  content: string;
+  sourceType: string;
+  rawMessage?: RawMessage | null;
+  metadata: Record<string, unknown>;
+  inReplyTo?: string | null;
+  createdAt: Date;
+  /** The agent that answers in the channel, recorded when this message creates it. */
+  channelAgentId?: string | null;
+}
+
+/** A channel row. */
+export interface ChannelRecord {
+  id: string;
+  serverId: string;
+  agentId: string | null;
+}
+
+/** Options of a history query. */
+export interface HistoryOptions {
+  limit: number;
+  /** Only messages created strictly before this instant. */
+  before?: Date;
+}
+
+function toStored(message: NewMessage): StoredMessage {
+  return {
+    id: message.id,
+    channel_id: message.channelId,
+    server_id: message.serverId,
+    author_id: message.authorId,
+    author_name: message.authorName,
+    content: message.content,
+    source_type: message.sourceType,
+    raw_message: message.rawMessage ?? null,
+    metadata: message.metadata,
+    in_reply_to: message.inReplyTo ?? null,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Channels and messages. Inserts are group-committed: a message is durable when `insert` resolves, and
+ * concurrent inserts share a round trip.
+ */
+export class MessageStore {
+  readonly #db: Kysely<DatabaseSchema>;
+  readonly #writer: BatchWriter<NewMessage>;
+  /** Channels known to exist, so a busy channel costs no upsert per message. */
+  readonly #knownChannels = new Set<string>();
+
+  constructor(db: Kysely<DatabaseSchema>) {
+    this.#db = db;
+    this.#writer = new BatchWriter((batch) => this.#writeBatch(batch));
+  }
+
+  /** Stores a message (creating its channel on first use); resolves with the stored record once durable. */
+  async insert(message: NewMessage): Promise<StoredMessage> {
+    await this.#writer.write(message);
+    return toStored(message);
+  }
+
+  /** A channel, if it exists. */
+  async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('channels')
+      .select(['id', 'server_id', 'agent_id'])
+      .where('id', '=', channelId)
+      .executeTakeFirst();
+    return row && { id: row.id, serverId: row.server_id, agentId: row.agent_id };
+  }
+
+  /** A channel's messages, newest first. */
+  async list(channelId: string, options: HistoryOptions): Promise<StoredMessage[]> {
+    let query = this.#db
+      .selectFrom('messages')
+      .select([
+        'id',
+        'channel_id',
+        'server_id',
+        'author_id',
+        'author_name',
+        'content',
+        'source_type',
+        'raw_message',
+        'metadata',
+        'in_reply_to',
+        'created_at',
+      ])
+      .where('channel_id', '=', channelId)
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc')
+      .limit(options.limit);
+    if (options.before) query = query.where('created_at', '<', options.before);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      ...row,
+      raw_message: (row.raw_message ?? null) as RawMessage | null,
+      created_at: new Date(row.created_at).toISOString(),
+    }));
+  }
+
+  /** Resolves when every accepted insert is durable. */
+  flushed(): Promise<void> {
+    return this.#writer.idle();
+  }
+
+  async #writeBatch(batch: NewMessage[]): Promise<void> {
+    const newChannels = new Map<string, NewMessage>();
+    for (const message of batch) {
+      if (!this.#knownChannels.has(message.channelId)) newChannels.set(message.channelId, message);
+    }
+    if (newChannels.size > 0) {
+      await this.#db
+        .insertInto('channels')
+        .values(
+          [...newChannels.values()].map((message) => ({
+            id: message.channelId,
+            server_id: message.serverId,
+            agent_id: message.channelAgentId ?? null,
+            created_at: message.createdAt,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict
+            .column('id')
+            .doUpdateSet({ agent_id: sql`coalesce(channels.agent_id, excluded.agent_id)` }),
+        )
+        .execute();
+    }
+    await this.#db
+      .insertInto('messages')
+      .values(
+        batch.map((message) => ({
+          id: message.id,
+          channel_id: message.channelId,
+          server_id: message.serverId,
+          author_id: message.authorId,
+          author_name: message.authorName,
+          content: message.content,
+          source_type: message.sourceType,
+          raw_message: message.rawMessage ? JSON.stringify(message.rawMessage) : null,
+          metadata: JSON.stringify(message.metadata),
+          in_reply_to: message.inReplyTo ?? null,
+          created_at: message.createdAt,
+        })),
+      )
+      .execute();
+    for (const channelId of newChannels.keys()) this.#knownChannels.add(channelId);
+  }
+}

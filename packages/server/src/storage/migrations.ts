@@ -1,0 +1,72 @@
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+
+/**
+ * Every migration, in order. One set for the embedded PGlite database and for PostgreSQL: both are PostgreSQL.
+ * Never edit a migration that has shipped; add a new one.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_messaging': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('channels')
+        .addColumn('id', 'uuid', (column) => column.primaryKey())
+        .addColumn('server_id', 'uuid', (column) => column.notNull())
+        .addColumn('agent_id', 'uuid')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createTable('messages')
+        .addColumn('id', 'uuid', (column) => column.primaryKey())
+        .addColumn('seq', 'bigserial', (column) => column.notNull())
+        .addColumn('channel_id', 'uuid', (column) =>
+          column.notNull().references('channels.id').onDelete('cascade'),
+        )
+        .addColumn('server_id', 'uuid', (column) => column.notNull())
+        .addColumn('author_id', 'text', (column) => column.notNull())
+        .addColumn('author_name', 'text', (column) => column.notNull())
+        .addColumn('content', 'text', (column) => column.notNull())
+        .addColumn('source_type', 'text', (column) => column.notNull())
+        .addColumn('raw_message', 'jsonb')
+        .addColumn('metadata', 'jsonb', (column) => column.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn('in_reply_to', 'uuid')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createIndex('messages_channel_created_idx')
+        .on('messages')
+        .columns(['channel_id', 'created_at desc', 'seq desc'])
+        .execute();
+    },
+  },
+  '0002_scheduled_messages': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('scheduled_messages')
+        .addColumn('id', 'uuid', (column) => column.primaryKey())
+        .addColumn('agent_id', 'uuid', (column) => column.notNull())
+        .addColumn('channel_id', 'uuid', (column) => column.notNull())
+        .addColumn('server_id', 'uuid', (column) => column.notNull())
+        .addColumn('content', 'text', (column) => column.notNull())
+        .addColumn('metadata', 'jsonb', (column) => column.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn('send_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull().defaultTo('pending'))
+        .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('claimed_by', 'text')
+        .addColumn('claimed_until', 'timestamptz')
+        .addColumn('message_id', 'uuid')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createIndex('scheduled_messages_due_idx')
+        .on('scheduled_messages')
+        .columns(['status', 'send_at'])
+        .execute();
+    },
+  },
+};
+
+/** Serves the migrations above to Kysely's Migrator. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};

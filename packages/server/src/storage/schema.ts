@@ -1,0 +1,52 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** `channels`: one row per channel (room), created on first use. */
+export interface ChannelTable {
+  id: string;
+  server_id: string;
+  /** The agent that answers in this channel by default. */
+  agent_id: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+/** `messages`: every message of every channel. */
+export interface MessageTable {
+  id: string;
+  /** Insertion order, to break ties between messages of the same millisecond. */
+  seq: Generated<string>;
+  channel_id: string;
+  server_id: string;
+  author_id: string;
+  author_name: string;
+  content: string;
+  source_type: string;
+  raw_message: ColumnType<unknown, string | null, never> | null;
+  metadata: ColumnType<Record<string, unknown>, string, never>;
+  in_reply_to: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+/** `scheduled_messages`: messages to post at a future time, claimed by one process each. */
+export interface ScheduledMessageTable {
+  id: string;
+  agent_id: string;
+  channel_id: string;
+  server_id: string;
+  content: string;
+  metadata: ColumnType<Record<string, unknown>, string, string>;
+  send_at: ColumnType<Date, Date | string, Date | string>;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  claimed_until: ColumnType<Date, Date | string, Date | string> | null;
+  message_id: string | null;
+  last_error: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+/** The whole database, as Kysely sees it. */
+export interface DatabaseSchema {
+  channels: ChannelTable;
+  messages: MessageTable;
+  scheduled_messages: ScheduledMessageTable;
+}
