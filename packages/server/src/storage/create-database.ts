@@ -9,7 +9,8 @@ import type { DatabaseSchema } from './schema';
 
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
-  | { kind: 'pglite'; dataDir: string | 'memory' }
+  /** `dataDir` is a folder, or `'memory'` for a database that lives and dies with the process. */
+  | { kind: 'pglite'; dataDir: string }
   | { kind: 'postgres'; url: string; poolSize?: number };
 
 /** A database handle; `migrate()` must run before first use. */
@@ -37,7 +38,7 @@ export function createDatabase(location: DatabaseLocation): Database {
         if (result.status === 'Success')
           logger?.info({ migration: result.migrationName }, 'migrated');
       }
-      if (error) throw error;
+      if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
     close: () => db.destroy(),
   };
