@@ -15,3 +15,35 @@ export type {
 export type { AgentRuntime, Character, PluginLogger } from './plugin/runtime';
 export { safeEqual } from './webhooks/safe-equal';
 export type { RouteType } from '@parley/core';
+export {
+  ActionStreamFilter,
+  DEFAULT_MAX_FIELD_LENGTH,
+  MAX_LEADING_WHITESPACE,
+  PassthroughExtractor,
+  ResponseStreamExtractor,
+  XmlTagExtractor,
+} from './extractors/index';
+export type {
+  ResponseStreamExtractorOptions,
+  StreamContentType,
+  StreamExtractor,
+} from './extractors/index';
+export { checkApiKey } from './webhooks/check-api-key';
+export type { HeaderSource } from './webhooks/check-api-key';
+export type { WebhookBody } from './webhooks/hmac-sha256';
+export { signWebhook } from './webhooks/sign-webhook';
+export type { SignWebhookOptions, SignedWebhookHeaders } from './webhooks/sign-webhook';
+export { verifyGithubSignature } from './webhooks/verify-github-signature';
+export type { VerifyGithubSignatureOptions } from './webhooks/verify-github-signature';
+export { verifyWebhookSignature } from './webhooks/verify-webhook-signature';
+export type {
+  VerifyWebhookSignatureOptions,
+  WebhookVerification,
+  WebhookVerificationFailure,
+} from './webhooks/verify-webhook-signature';
+export {
+  GITHUB_EVENT_HEADER,
+  GITHUB_SIGNATURE_HEADER,
+  PARLEY_SIGNATURE_HEADER,
+  PARLEY_TIMESTAMP_HEADER,
+} from './webhooks/webhook-headers';
