@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { compileScript } from './eliza/compile-script';
+import { composeReply } from './eliza/compose-reply';
+import { DOCTOR_SCRIPT } from './eliza/doctor-script';
+import type { ElizaScript } from './eliza/eliza-script';
+import { splitIntoChunks } from './eliza/split-into-chunks';
+import { toActionResponse } from './eliza/to-action-response';
+import type { ModelProvider, ModelRequest } from './model-provider';
+
+/** Options of {@link createElizaModel}. */
+export interface ElizaModelOptions {
+  /** Pause between chunks, to make streaming visible in demos. Default 0: chunks follow without delay. */
+  chunkDelayMs?: number;
+  /** The conversation script. Default: Weizenbaum's DOCTOR. */
+  script?: ElizaScript;
+}
+
+// Only letters, digits and a little punctuation of the agent's name go into replies, so a name cannot break
+// the XML the reply is wrapped in.
+function toSpokenName(agentName: string): string {
+  return agentName.replace(/[^\p{L}\p{N} .'-]/gu, '').trim() || 'Eliza';
+}
+
+// timers/promises rejects with its own AbortError; callers are promised `signal.reason` instead.
+async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(delayMs, undefined, { signal });
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw error;
+  }
+}
+
+/**
+ * The default model: an offline, deterministic conversation partner in the manner of Weizenbaum's ELIZA. It
+ * needs no network and no key, answers the last user message in the action-aware format
+ * `<response><thought>…</thought><actions>REPLY</actions><text>…</text></response>`, and streams it in pieces
+ * of 8 to 24 characters so extraction and streaming are exercised for real.
+ *
+ * @example
+ * const model = createElizaModel();
+ * for await (const piece of model.stream({ agentName: 'Eliza', messages: [{ role: 'user', content: 'I am sad' }] })) {
+ *   process.stdout.write(piece);
+ * }
+ */
+export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider {
+  const script = compileScript(options.script ?? DOCTOR_SCRIPT);
+  const delayMs = options.chunkDelayMs ?? 0;
+  return {
+    name: 'eliza',
+    async *stream(request: ModelRequest) {
+      const { signal } = request;
+      signal?.throwIfAborted();
+      const reply = composeReply(request.messages, toSpokenName(request.agentName), script);
+      const chunks = splitIntoChunks(toActionResponse({ ...reply, actions: ['REPLY'] }));
+      for (const [index, chunk] of chunks.entries()) {
+        if (index > 0 && delayMs > 0) await pause(delayMs, signal);
+        signal?.throwIfAborted();
+        yield chunk;
+      }
+    },
+  };
+}

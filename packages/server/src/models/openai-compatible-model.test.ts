@@ -1,0 +1,162 @@
+import { ParleyError } from '@parley/core';
+import { APICallError } from 'ai';
+import { describe, expect, it } from 'vitest';
+import type { ModelRequest } from './model-provider';
+import { createOpenAICompatibleModel } from './openai-compatible-model';
+import { type FakeOpenAIServerOptions, startFakeOpenAIServer } from './testing/fake-openai-server';
+
+const API_KEY = 'sk-test-secret-key';
+const request: ModelRequest = {
+  agentName: 'Eliza',
+  messages: [
+    { role: 'system', content: 'You are Eliza.' },
+    { role: 'user', content: 'Hello there' },
+  ],
+};
+
+async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const piece of stream) pieces.push(piece);
+  return pieces;
+}
+
+async function failureOf(stream: AsyncIterable<string>): Promise<ParleyError> {
+  const error: unknown = await collect(stream).then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
+  if (!ParleyError.isInstance(error))
+    throw new Error(`expected a ParleyError, got ${String(error)}`);
+  return error;
+}
+
+/** Starts a fake upstream that reports how each request ended. */
+async function upstream(options: FakeOpenAIServerOptions) {
+  let ended: (outcome: 'completed' | 'aborted') => void = () => {};
+  const outcome = new Promise<'completed' | 'aborted'>((resolve) => (ended = resolve));
+  const server = await startFakeOpenAIServer({ ...options, onRequestEnd: (value) => ended(value) });
+  const model = createOpenAICompatibleModel({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    model: 'fake-model',
+    timeoutMs: 200,
+  });
+  return { server, model, outcome, [Symbol.asyncDispose]: () => server.close() };
+}
+
+describe('createOpenAICompatibleModel', () => {
+  it('streams the reply in the pieces the server sends, with the conversation and key', async () => {
+    const seen: { headers: Record<string, unknown>; body: unknown }[] = [];
+    await using fake = await upstream({
+      reply: (messages) => `You said: ${String(messages.at(-1)?.content)}. Tell me more.`,
+      chunkSize: 5,
+      onRequest: (received) => seen.push(received),
+    });
+    const pieces = await collect(fake.model.stream(request));
+    expect(pieces.join('')).toBe('You said: Hello there. Tell me more.');
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(seen[0]?.body).toMatchObject({
+      model: 'fake-model',
+      stream: true,
+      messages: [
+        { role: 'system', content: 'You are Eliza.' },
+        { role: 'user', content: 'Hello there' },
+      ],
+    });
+    expect(await fake.outcome).toBe('completed');
+  });
+
+  it('turns an HTTP 500 into MODEL_ERROR without the upstream body or key, and does not retry', async () => {
+    await using fake = await upstream({ mode: 'fail' });
+    const error = await failureOf(fake.model.stream(request));
+    expect(error.code).toBe('MODEL_ERROR');
+    expect(error.status).toBe(502);
+    expect(error.message).toBe('The model service answered with HTTP 500');
+    expect(error.message).not.toContain('internal detail');
+    expect(APICallError.isInstance(error.cause)).toBe(true);
+    expect(fake.server.requests).toBe(1);
+  });
+
+  it('turns a server that stays silent into TIMEOUT and hangs up on it', async () => {
+    await using fake = await upstream({ mode: 'slow', delayMs: 60_000 });
+    const error = await failureOf(fake.model.stream(request));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.status).toBe(504);
+    expect(await fake.outcome).toBe('aborted');
+  });
+
+  it('times out when the server stalls between pieces, after giving the ones it sent', async () => {
+    await using fake = await upstream({ reply: 'first piece, then silence', chunkDelayMs: 60_000 });
+    const pieces: string[] = [];
+    const error: unknown = await (async () => {
+      for await (const piece of fake.model.stream(request)) pieces.push(piece);
+    })().catch((rejection: unknown) => rejection);
+    expect(pieces).toEqual(['first pi']);
+    expect(ParleyError.isInstance(error) && error.code).toBe('TIMEOUT');
+    expect(await fake.outcome).toBe('aborted');
+  });
+
+  it('does not count the time the caller spends on a piece as model silence', async () => {
+    await using fake = await upstream({ reply: 'two pieces here' });
+    const pieces: string[] = [];
+    for await (const piece of fake.model.stream(request)) {
+      // A real pause longer than the 200 ms timeout is the behaviour under test, not a wait for an event.
+      if (pieces.length === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      pieces.push(piece);
+    }
+    expect(pieces.join('')).toBe('two pieces here');
+  });
+
+  it('turns a refused connection into MODEL_ERROR', async () => {
+    const closed = await startFakeOpenAIServer();
+    await closed.close();
+    const model = createOpenAICompatibleModel({ baseUrl: closed.url, apiKey: API_KEY, model: 'm' });
+    const error = await failureOf(model.stream(request));
+    expect(error.code).toBe('MODEL_ERROR');
+    expect(error.message).toBe('The model service could not be reached');
+  });
+
+  it('turns a malformed stream into MODEL_ERROR', async () => {
+    await using fake = await upstream({ mode: 'malformed' });
+    const error = await failureOf(fake.model.stream(request));
+    expect(error.code).toBe('MODEL_ERROR');
+    expect(error.message).toBe('The model service sent a malformed response');
+  });
+
+  it('cancels the HTTP request when the signal aborts mid-stream', async () => {
+    await using fake = await upstream({
+      reply: 'a long answer that never ends',
+      chunkDelayMs: 60_000,
+    });
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const stream = fake.model.stream({ ...request, signal: controller.signal });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: 'a long a' });
+    const pending = iterator.next();
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(await fake.outcome).toBe('aborted');
+  });
+
+  it('cancels the HTTP request when the caller stops reading', async () => {
+    await using fake = await upstream({
+      reply: 'a long answer that never ends',
+      chunkDelayMs: 60_000,
+    });
+    for await (const piece of fake.model.stream(request)) {
+      expect(piece).toBe('a long a');
+      break;
+    }
+    expect(await fake.outcome).toBe('aborted');
+  });
+
+  it('sends nothing when the signal is already aborted', async () => {
+    await using fake = await upstream({});
+    const reason = new Error('too late');
+    const stream = fake.model.stream({ ...request, signal: AbortSignal.abort(reason) });
+    await expect(collect(stream)).rejects.toBe(reason);
+    expect(fake.server.requests).toBe(0);
+  });
+});

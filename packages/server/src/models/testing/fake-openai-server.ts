@@ -1,0 +1,182 @@
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+  createServer,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toCompletionBody, toSseEvents } from './chat-completion-bodies';
+
+/** A chat message as the fake server receives it. */
+export interface FakeChatMessage {
+  role: string;
+  content: unknown;
+}
+
+/**
+ * How the fake server answers: `ok` streams the reply; `fail` answers 500 with a JSON error; `slow` waits
+ * `delayMs` before the first byte, then answers like `ok`; `malformed` sends an event stream of garbage.
+ */
+export type FakeOpenAIServerMode = 'ok' | 'fail' | 'slow' | 'malformed';
+
+/** Options of {@link startFakeOpenAIServer}. */
+export interface FakeOpenAIServerOptions {
+  /** The reply text, or a function of the request's messages. Default `Hello from the fake model.` */
+  reply?: string | ((messages: FakeChatMessage[]) => string);
+  /** Characters per streamed chunk. Default 8. */
+  chunkSize?: number;
+  /** Default `ok`. */
+  mode?: FakeOpenAIServerMode;
+  /** Wait before the first byte in `slow` mode. Default 1000. */
+  delayMs?: number;
+  /** Pause between streamed chunks, so a client can act mid-stream. Default 0: the body is sent at once. */
+  chunkDelayMs?: number;
+  /** Called with each chat request's headers and parsed body, for tests that check what a client sent. */
+  onRequest?: (request: { headers: IncomingHttpHeaders; body: unknown }) => void;
+  /** Called when a chat request ends: `completed` when the whole answer was sent, `aborted` when the client hung up first. */
+  onRequestEnd?: (outcome: 'completed' | 'aborted') => void;
+}
+
+/** A running fake server. */
+export interface FakeOpenAIServer {
+  /** Base URL to give a client, e.g. `http://127.0.0.1:41234/v1`; requests go to `{url}/chat/completions`. */
+  readonly url: string;
+  /** Chat requests received so far. */
+  readonly requests: number;
+  /** Stops the server, cutting open connections. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const DEFAULT_REPLY = 'Hello from the fake model.';
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+} as const;
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const FAILURE_BODY = JSON.stringify({
+  error: { message: 'fake upstream failure: internal detail', type: 'server_error', code: null },
+});
+const MALFORMED_BODY =
+  'data: {"id":"chatcmpl-fake","choices":[{"delta":{"content":\n\ndata: %%garbage%%\n\n';
+const NOT_FOUND_BODY = JSON.stringify({
+  error: { message: 'not found', type: 'invalid_request_error' },
+});
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = [];
+  for await (const part of request) parts.push(part as Buffer);
+  return JSON.parse(Buffer.concat(parts).toString('utf8'));
+}
+
+/**
+ * Starts a local OpenAI-compatible chat-completions server on 127.0.0.1 (a free port), for tests and the
+ * benchmark. It speaks the streaming protocol (`data: {…chat.completion.chunk…}` events, then `data: [DONE]`)
+ * and the non-streaming one. A fixed reply is encoded once at start, so the server adds as little as possible
+ * to what a benchmark measures.
+ *
+ * @example
+ * await using upstream = await startFakeOpenAIServer({ reply: 'Hi there' });
+ * const model = createOpenAICompatibleModel({ baseUrl: upstream.url, model: 'fake-model' });
+ */
+export async function startFakeOpenAIServer(
+  options: FakeOpenAIServerOptions = {},
+): Promise<FakeOpenAIServer> {
+  const { mode = 'ok', chunkSize = 8, delayMs = 1000, chunkDelayMs = 0 } = options;
+  const { onRequest, onRequestEnd } = options;
+  const reply = options.reply ?? DEFAULT_REPLY;
+  const fixed =
+    typeof reply === 'string'
+      ? { events: toSseEvents(reply, chunkSize), completion: toCompletionBody(reply) }
+      : undefined;
+  const fixedStream = fixed && Buffer.from(fixed.events.join(''));
+  let requests = 0;
+
+  function sendStream(response: ServerResponse, events: string[]) {
+    response.writeHead(200, SSE_HEADERS);
+    if (chunkDelayMs <= 0) {
+      response.end(events.join(''));
+      return;
+    }
+    let index = 0;
+    const timer = setInterval(() => {
+      response.write(events[index++]);
+      if (index === events.length) {
+        clearInterval(timer);
+        response.end();
+      }
+    }, chunkDelayMs);
+    response.write(events[index++]);
+    response.once('close', () => clearInterval(timer));
+  }
+
+  function answer(response: ServerResponse, body: { stream?: unknown; messages?: unknown }) {
+    if (mode === 'fail') {
+      response.writeHead(500, JSON_HEADERS).end(FAILURE_BODY);
+    } else if (mode === 'malformed') {
+      response.writeHead(200, SSE_HEADERS).end(MALFORMED_BODY);
+    } else if (body.stream === true && fixedStream && chunkDelayMs <= 0) {
+      response.writeHead(200, SSE_HEADERS).end(fixedStream);
+    } else if (body.stream === true) {
+      sendStream(response, fixed?.events ?? toSseEvents(replyTo(body), chunkSize));
+    } else {
+      response
+        .writeHead(200, JSON_HEADERS)
+        .end(fixed?.completion ?? toCompletionBody(replyTo(body)));
+    }
+  }
+
+  function replyTo(body: { messages?: unknown }): string {
+    const messages = Array.isArray(body.messages) ? (body.messages as FakeChatMessage[]) : [];
+    return typeof reply === 'function' ? reply(messages) : reply;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+      response.writeHead(404, JSON_HEADERS).end(NOT_FOUND_BODY);
+      return;
+    }
+    requests++;
+    if (onRequestEnd) {
+      response.once('close', () =>
+        onRequestEnd(response.writableFinished ? 'completed' : 'aborted'),
+      );
+    }
+    const body = (await readJson(request)) as { stream?: unknown; messages?: unknown };
+    onRequest?.({ headers: request.headers, body });
+    if (mode !== 'slow') {
+      answer(response, body);
+      return;
+    }
+    const timer = setTimeout(() => answer(response, body), delayMs);
+    response.once('close', () => clearTimeout(timer));
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(400, JSON_HEADERS);
+      response.end(
+        JSON.stringify({ error: { message: 'bad request', type: 'invalid_request_error' } }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  async function close() {
+    if (!server.listening) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve, reject) =>
+      server.close((error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    get requests() {
+      return requests;
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
