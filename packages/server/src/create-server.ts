@@ -7,9 +7,17 @@ import type { Logger } from 'pino';
 import { AgentRegistry } from './agents/agent-registry';
 import type { AppEnv } from './http/app-env';
 import { createHttpApp } from './http/create-app';
+import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { createLogger } from './logger';
+import { MessagingService } from './messaging/messaging-service';
+import { createElizaModel } from './models';
+import type { ModelProvider } from './models/model-provider';
 import { createSocketServer, type ParleySocketServer } from './socket/create-socket-server';
+import { createSocketBroadcaster } from './socket/socket-broadcaster';
+import { attachSocketProtocol } from './socket/socket-protocol';
+import { createDatabase, type DatabaseLocation } from './storage/create-database';
+import { MessageStore } from './storage/message-store';
 
 /** Options of {@link createServer}. Every field has a default. */
 export interface ServerOptions {
@@ -31,6 +39,18 @@ export interface ServerOptions {
   socketMaxPayloadBytes?: number;
   /** How long `stop()` lets in-flight requests finish before closing them (default 10000 ms). */
   shutdownTimeoutMs?: number;
+  /** Where data lives (default: embedded PGlite in `./.parley`). */
+  database?: DatabaseLocation;
+  /** The model agents answer with (default: the offline ELIZA responder). */
+  model?: ModelProvider;
+  /** How long a `sync` channel message waits for the reply (default 60000 ms, then 504). */
+  syncTimeoutMs?: number;
+  /** Keep-alive comment interval on `stream` replies (default 15000 ms). */
+  sseKeepAliveMs?: number;
+  /** Largest socket `message` payload in bytes of JSON (default 64 KiB). */
+  socketMaxMessageBytes?: number;
+  /** Socket events a connection may send in a burst (default 40) and per second after it (default 20). */
+  socketRateLimit?: { burst: number; perSecond: number };
 }
 
 /** A running (or ready-to-run) Parley server. */
@@ -41,6 +61,8 @@ export interface ParleyServer {
   readonly io: ParleySocketServer;
   /** The agents. */
   readonly agents: AgentRegistry;
+  /** Messages in, replies out. */
+  readonly messaging: MessagingService;
   readonly logger: Logger;
   /** The base address, e.g. `http://127.0.0.1:3000` (known after `start()`). */
   readonly url: string;
@@ -77,18 +99,45 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger: logger.child({ agent: character.name }),
   }));
 
+  const database = createDatabase(options.database ?? { kind: 'pglite', dataDir: '.parley' });
+  const store = new MessageStore(database.db);
+  const messaging = new MessagingService({
+    store,
+    agents,
+    model: options.model ?? createElizaModel(),
+    logger,
+  });
+
   const app = createHttpApp({
     logger,
     authToken: options.authToken,
     bodyLimit: options.bodyLimit ?? MEBIBYTE,
   });
   app.route('/', serverRoutes(agents));
+  app.route(
+    '/',
+    messagingRoutes(messaging, {
+      syncTimeoutMs: options.syncTimeoutMs ?? 60_000,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
+    }),
+  );
 
   const io = createSocketServer({
     logger,
     authToken: options.authToken,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
   });
+  messaging.broadcaster = createSocketBroadcaster(io);
+  attachSocketProtocol(
+    io,
+    messaging,
+    {
+      maxMessageBytes: options.socketMaxMessageBytes ?? 64 * 1024,
+      rateBurst: options.socketRateLimit?.burst ?? 40,
+      ratePerSecond: options.socketRateLimit?.perSecond ?? 20,
+    },
+    logger,
+  );
 
   let httpServer: HttpServer | undefined;
   let inFlight = 0;
@@ -107,6 +156,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
 
   async function start() {
     if (httpServer) throw new Error('server already started');
+    await database.migrate(logger);
     const server = createHttpServer((request, response) => {
       track(request, response);
       void listener(request, response);
@@ -148,6 +198,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     }
     server.closeAllConnections();
     await closed;
+    await store.flushed();
+    await database.close();
     logger.info('stopped');
     logger.flush();
   }
@@ -156,6 +208,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     app,
     io,
     agents,
+    messaging,
     logger,
     get url() {
       return serverUrl;

@@ -75,6 +75,8 @@ export async function databaseKinds(): Promise<
   { name: string; create: () => Promise<TestDatabase>; skip?: string }[]
 > {
   const reason = await postgresUnavailableReason();
+  // The skip reason is printed on purpose: a silent skip would hide an untested database.
+  // eslint-disable-next-line no-console
   if (reason) console.warn(`skipping PostgreSQL tests: ${reason}`);
   return [
     { name: 'pglite', create: copyPGliteTemplate },

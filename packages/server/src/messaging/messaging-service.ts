@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AgentMessage,
+  DEFAULT_SERVER_ID,
+  type ChannelHistoryQuery as HistoryQuery,
+  type StoredMessage,
+} from '@parley/core';
+import type { Logger } from 'pino';
+import type { AgentRegistry } from '../agents/agent-registry';
+import type { ParleyAgentRuntime } from '../agents/agent-runtime';
+import type { ModelProvider } from '../models/model-provider';
+import type { MessageStore } from '../storage/message-store';
+import { buildPrompt } from './build-prompt';
+import { KeyedQueue } from './keyed-queue';
+import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
+import { type RoomBroadcaster, silentBroadcaster } from './room-broadcaster';
+import { toBroadcast } from './to-broadcast';
+
+/** A user message entering a channel through REST or the socket. */
+export interface UserMessageInput {
+  channelId: string;
+  serverId?: string;
+  text: string;
+  entityId: string;
+  senderName?: string;
+  source: string;
+  metadata?: Record<string, unknown>;
+  /** Client-chosen id (socket clients use it to match their own broadcast). */
+  messageId?: string;
+  /** The agent that should answer; default: the channel's agent, else the default agent. */
+  agentId?: string;
+}
+
+/** An agent's finished reply. */
+export interface AgentReply {
+  /** The stored reply, or null when the agent chose not to reply. */
+  message: StoredMessage | null;
+  text: string;
+  actions: string[];
+  thought: string | undefined;
+}
+
+/** Options of a reply. */
+export interface ReplyOptions {
+  signal?: AbortSignal;
+  /** Called with each piece of reply text as it is extracted, `index` from 0. */
+  onChunk?: (chunk: string, index: number, messageId: string) => void;
+}
+
+/** What the messaging service needs. */
+export interface MessagingServiceOptions {
+  store: MessageStore;
+  agents: AgentRegistry;
+  model: ModelProvider;
+  logger: Logger;
+  /** How many earlier messages of the channel the model sees (default 20). */
+  historyLimit?: number;
+  /** Extractor for each reply (default: the action-aware ResponseStreamExtractor). */
+  createExtractor?: () => ReplyExtractor;
+}
+
+const CHANNEL_AGENT_CACHE_SIZE = 10_000;
+
+/**
+ * Messages into channels and agent replies out of them, free of HTTP and socket types. Every stored message
+ * is broadcast to its room through the one {@link RoomBroadcaster}; replies in one channel are produced in
+ * order, channels in parallel.
+ */
+export class MessagingService {
+  broadcaster: RoomBroadcaster = silentBroadcaster;
+  readonly #options: MessagingServiceOptions;
+  readonly #queue = new KeyedQueue();
+  readonly #channelAgents = new Map<string, string>();
+
+  constructor(options: MessagingServiceOptions) {
+    this.#options = options;
+  }
+
+  /** Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply. */
+  async submit(input: AgentMessage): Promise<StoredMessage> {
+    const agentName = input.metadata.agentName;
+    const author = this.#options.agents.find(input.author_id);
+    const message = await this.#options.store.insert({
+      id: randomUUID(),
+      channelId: input.channel_id,
+      serverId: input.server_id,
+      authorId: input.author_id,
+      authorName: agentName ?? author?.character.name ?? input.author_id,
+      content: input.content,
+      sourceType: input.source_type,
+      rawMessage: input.raw_message ?? null,
+      metadata: input.metadata,
+      inReplyTo: input.in_reply_to ?? null,
+      createdAt: new Date(),
+      channelAgentId: author?.agentId ?? null,
+    });
+    this.broadcaster.emit(message.channel_id, 'messageBroadcast', toBroadcast(message));
+    return message;
+  }
+
+  /** The agent that answers in a channel: the one asked for, else the channel's, else the default. */
+  async resolveAgent(channelId: string, agentId?: string): Promise<ParleyAgentRuntime> {
+    const { agents, store } = this.#options;
+    if (agentId) return agents.get(agentId);
+    let channelAgentId = this.#channelAgents.get(channelId);
+    if (channelAgentId === undefined) {
+      channelAgentId = (await store.getChannel(channelId))?.agentId ?? '';
+      this.#rememberChannelAgent(channelId, channelAgentId);
+    }
+    return (channelAgentId && agents.find(channelAgentId)) || agents.defaultAgent;
+  }
+
+  /** Stores and broadcasts a user's message; returns it with the agent that will answer. */
+  async postUserMessage(
+    input: UserMessageInput,
+  ): Promise<{ message: StoredMessage; agent: ParleyAgentRuntime }> {
+    const agent = await this.resolveAgent(input.channelId, input.agentId);
+    const metadata = { ...input.metadata };
+    const message = await this.#options.store.insert({
+      id: input.messageId ?? randomUUID(),
+      channelId: input.channelId,
+      serverId: input.serverId ?? DEFAULT_SERVER_ID,
+      authorId: input.entityId,
+      authorName: input.senderName ?? input.entityId,
+      content: input.text,
+      sourceType: input.source,
+      metadata,
+      createdAt: new Date(),
+      channelAgentId: agent.agentId,
+    });
+    this.#rememberChannelAgent(input.channelId, agent.agentId);
+    this.broadcaster.emit(message.channel_id, 'messageBroadcast', toBroadcast(message));
+    return { message, agent };
+  }
+
+  /**
+   * Has `agent` answer `userMessage`: queued behind earlier replies of the channel, streamed through the
+   * extractor (each piece broadcast live as `messageStreamChunk`), stored and broadcast. `messageComplete`
+   * follows, reply or not. Model failures reject with the model's ParleyError.
+   */
+  reply(
+    agent: ParleyAgentRuntime,
+    userMessage: StoredMessage,
+    options: ReplyOptions = {},
+  ): Promise<AgentReply> {
+    const channelId = userMessage.channel_id;
+    return this.#queue.run(channelId, async () => {
+      try {
+        return await this.#produceReply(agent, userMessage, options);
+      } finally {
+        this.broadcaster.emit(channelId, 'messageComplete', {
+          messageId: userMessage.id,
+          roomId: channelId,
+          channelId,
+        });
+      }
+    });
+  }
+
+  /** A channel's stored messages, newest first. */
+  history(channelId: string, query: HistoryQuery): Promise<StoredMessage[]> {
+    return this.#options.store.list(channelId, {
+      limit: query.limit,
+      before: query.before ? new Date(query.before) : undefined,
+    });
+  }
+
+  async #produceReply(
+    agent: ParleyAgentRuntime,
+    userMessage: StoredMessage,
+    { signal, onChunk }: ReplyOptions,
+  ): Promise<AgentReply> {
+    const {
+      store,
+      model,
+      historyLimit = 20,
+      createExtractor = createReplyExtractor,
+    } = this.#options;
+    const channelId = userMessage.channel_id;
+    const recent = await store.list(channelId, { limit: historyLimit });
+    // Oldest first, with the message being answered last even when later messages arrived meanwhile.
+    const history = recent.reverse().filter((message) => message.id !== userMessage.id);
+    history.push(userMessage);
+    signal?.throwIfAborted();
+    const replyId = randomUUID();
+    const extractor = createExtractor();
+    let index = 0;
+    const emit = (chunk: string) => {
+      if (chunk === '') return;
+      onChunk?.(chunk, index, replyId);
+      this.broadcaster.emit(channelId, 'messageStreamChunk', {
+        messageId: replyId,
+        chunk,
+        index,
+        roomId: channelId,
+        channelId,
+      });
+      index += 1;
+    };
+
+    const stream = model.stream({
+      messages: buildPrompt(agent.character, agent.agentId, history),
+      signal,
+      agentName: agent.character.name,
+    });
+    for await (const piece of stream) emit(extractor.push(piece));
+    emit(extractor.flush());
+
+    const { text, actions, thought } = extractor.result();
+    if (text.trim() === '' || !actions.includes('REPLY')) {
+      return { message: null, text, actions, thought };
+    }
+    const message = await store.insert({
+      id: replyId,
+      channelId,
+      serverId: userMessage.server_id,
+      authorId: agent.agentId,
+      authorName: agent.character.name,
+      content: text,
+      sourceType: 'agent_response',
+      rawMessage: thought === undefined ? { text, actions } : { text, thought, actions },
+      metadata: { agent_id: agent.agentId, agentName: agent.character.name },
+      inReplyTo: userMessage.id,
+      createdAt: new Date(),
+    });
+    this.broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(message));
+    return { message, text, actions, thought };
+  }
+
+  #rememberChannelAgent(channelId: string, agentId: string) {
+    if (this.#channelAgents.size >= CHANNEL_AGENT_CACHE_SIZE) {
+      const oldest = this.#channelAgents.keys().next().value;
+      if (oldest !== undefined) this.#channelAgents.delete(oldest);
+    }
+    this.#channelAgents.set(channelId, agentId);
+  }
+}

@@ -1,0 +1,70 @@
+import { ParleyError } from '@parley/core';
+import type { ModelProvider, ModelRequest } from '../src/models/model-provider';
+
+/** How the scripted model answers the next requests. */
+export interface ScriptedBehaviour {
+  /** Reply text (wrapped in the action-aware format), or a function of the request. */
+  reply?: string | ((request: ModelRequest) => string);
+  /** Actions in the reply (default REPLY). */
+  actions?: string;
+  /** Characters per chunk (default 5). */
+  chunkSize?: number;
+  /** Throw this instead of answering. */
+  fail?: ParleyError;
+  /** Wait for this before the first chunk (a function decides per request). */
+  gate?: Promise<void> | ((request: ModelRequest) => Promise<void> | undefined);
+}
+
+/**
+ * A model for tests: its behaviour is set per test, it records every request, and it honours abort signals
+ * the way a real provider must.
+ */
+export class ScriptedModel implements ModelProvider {
+  readonly name = 'scripted';
+  behaviour: ScriptedBehaviour = {};
+  readonly requests: ModelRequest[] = [];
+  readonly aborted: ModelRequest[] = [];
+  #abortListeners: ((request: ModelRequest) => void)[] = [];
+
+  /** Resolves with the next request whose signal aborts. */
+  nextAbort(): Promise<ModelRequest> {
+    return new Promise((resolve) => this.#abortListeners.push(resolve));
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<string> {
+    this.requests.push(request);
+    const { reply = 'Hello there!', actions = 'REPLY', chunkSize = 5, fail, gate } = this.behaviour;
+    const onAbort = () => {
+      this.aborted.push(request);
+      for (const listener of this.#abortListeners.splice(0)) listener(request);
+    };
+    if (request.signal?.aborted) onAbort();
+    else request.signal?.addEventListener('abort', onAbort);
+    const held = typeof gate === 'function' ? gate(request) : gate;
+    if (held) await Promise.race([held, aborted(request.signal)]);
+    throwIfAborted(request.signal);
+    if (fail) throw fail;
+    const text = typeof reply === 'function' ? reply(request) : reply;
+    const document = `<response><thought>scripted</thought><actions>${actions}</actions><text>${text}</text></response>`;
+    for (let i = 0; i < document.length; i += chunkSize) {
+      throwIfAborted(request.signal);
+      yield document.slice(i, i + chunkSize);
+      await Promise.resolve();
+    }
+  }
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => signal?.addEventListener('abort', () => resolve()));
+}
+
+function throwIfAborted(signal: AbortSignal | undefined) {
+  if (signal?.aborted) throw new ParleyError('TIMEOUT', 'aborted', { cause: signal.reason });
+}
+
+/** A promise with its resolve function, to hold a model until a test lets it go. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
