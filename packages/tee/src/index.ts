@@ -1,12 +1,55 @@
 /**
  * @module @parley/tee
- * What a third party installs to check a Parley server running in a TEE.
+ * What a third party installs to check a Parley server running in a TEE: a client for the TEE endpoints, an
+ * offline Intel TDX quote verifier, the attestation digests Parley binds, and key derivation helpers.
  */
 export { createTeeClient } from './tee-client';
 export type { TeeClient, TeeClientOptions } from './tee-client';
+
+export { parseTdxQuote } from './quote/parse-tdx-quote';
+export type { TdxQuote, TdxQuoteHeader } from './quote/tdx-quote';
+export { TDX_QUOTE } from './quote/tdx-quote-layout';
+export type { TdReportField } from './quote/tdx-quote-layout';
+export { verifyQuote } from './quote/verify-quote';
+export type {
+  QuoteFailure,
+  QuoteVerification,
+  VerifyQuoteOptions,
+} from './quote/quote-verification';
+export { INTEL_SGX_ROOT_CA_PEM } from './roots/intel-sgx-root-ca';
+export { SIMULATOR_ROOT_CA_PEM } from './roots/simulator-root-ca';
+
+export { canonicalJson } from './attestation/canonical-json';
+export {
+  AGENT_ATTESTATION_DOMAIN,
+  AGENTS_ATTESTATION_DOMAIN,
+  REPORT_DATA_LENGTH,
+  agentReportData,
+  agentsReportData,
+  attestationDigest,
+  toReportData,
+} from './attestation/attestation-digest';
+export type { AgentBinding } from './attestation/attestation-digest';
+export {
+  verifyAgentAttestation,
+  verifyAgentsAttestation,
+} from './attestation/verify-agent-attestation';
+export type {
+  VerifyAgentsOptions,
+  VerifyAttestationOptions,
+} from './attestation/verify-agent-attestation';
+
+export { toEcdsaAccount } from './keys/to-ecdsa-account';
+export type { EcdsaAccount } from './keys/to-ecdsa-account';
+export { toEd25519Keypair } from './keys/to-ed25519-keypair';
+export type { Ed25519Keypair } from './keys/to-ed25519-keypair';
+export type { DeriveKeyResponse } from './keys/derive-key-response';
+
 export type {
   DeriveKeyAttestationData,
   RemoteAttestationMessage,
   RemoteAttestationQuote,
   TeeAgent,
+  TeeAgentsResponse,
+  TeeStatusResponse,
 } from '@parley/core';

@@ -1,4 +1,9 @@
-import { type TeeStatusResponse, teeStatusResponseSchema } from '@parley/core';
+import {
+  type TeeAgentsResponse,
+  type TeeStatusResponse,
+  teeAgentsResponseSchema,
+  teeStatusResponseSchema,
+} from '@parley/core';
 
 /** Options of {@link createTeeClient}. */
 export interface TeeClientOptions {
@@ -14,6 +19,11 @@ export interface TeeClientOptions {
 export interface TeeClient {
   /** `GET /api/tee/status`. */
   status(): Promise<TeeStatusResponse>;
+  /**
+   * `GET /api/tee/agents`, with `?nonce=` when given (at most 128 characters). Verify the answer with
+   * `verifyAgentsAttestation(response, { nonce })`.
+   */
+  agents(nonce?: string): Promise<TeeAgentsResponse>;
 }
 
 /**
@@ -27,11 +37,18 @@ export function createTeeClient(options: TeeClientOptions): TeeClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const headers: Record<string, string> = options.apiKey ? { 'x-api-key': options.apiKey } : {};
+  async function get(path: string, what: string): Promise<unknown> {
+    const response = await fetchImpl(`${baseUrl}${path}`, { headers });
+    if (!response.ok) throw new Error(`TEE ${what} request failed with HTTP ${response.status}`);
+    return response.json();
+  }
   return {
     async status() {
-      const response = await fetchImpl(`${baseUrl}/api/tee/status`, { headers });
-      if (!response.ok) throw new Error(`TEE status request failed with HTTP ${response.status}`);
-      return teeStatusResponseSchema.parse(await response.json());
+      return teeStatusResponseSchema.parse(await get('/api/tee/status', 'status'));
+    },
+    async agents(nonce) {
+      const query = nonce ? `?nonce=${encodeURIComponent(nonce)}` : '';
+      return teeAgentsResponseSchema.parse(await get(`/api/tee/agents${query}`, 'agents'));
     },
   };
 }

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { TeeAgent } from '@parley/core';
+import { agentReportData, toEcdsaAccount } from '@parley/tee';
+import type { DstackGuest } from './dstack/dstack-guest';
+import { quoteToBase64 } from './quote-to-base64';
+import type { TeeAgentStore } from './tee-agent-store';
+
+/** What {@link registerAgent} needs. */
+export interface RegisterAgentContext {
+  guest: DstackGuest;
+  store: TeeAgentStore;
+  salt: string;
+  clock: () => number;
+}
+
+/**
+ * The dstack key path of an agent. It carries a digest of the salt, not the salt, so the key depends on the
+ * operator's secret while the secret itself never crosses the socket (dstack may log paths).
+ */
+function keyPathOf(salt: string, agentId: string): string {
+  const saltDigest = createHash('sha256').update('parley/tee/salt/v1\0').update(salt).digest('hex');
+  return `parley/agent/${agentId}/${saltDigest}`;
+}
+
+/** A UUID (version 8, RFC 9562) from a SHA-256 digest: stable for the same agent and key. */
+function registrationIdOf(agentId: string, publicKey: string): string {
+  const digest = createHash('sha256')
+    .update(`parley/tee/registration/v1\0${agentId}\0${publicKey}`)
+    .digest();
+  digest[6] = (digest[6]! & 0x0f) | 0x80;
+  digest[8] = (digest[8]! & 0x3f) | 0x80;
+  const hex = digest.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Registers one agent in the TEE: derives its key from salt and agent id inside the TEE, then quotes the digest
+ * of `{agentId, agentName, publicKey, createdAt}`. A stored registration with the same key and name is reused
+ * as is (idempotent); a renamed agent keeps its `createdAt` and gets a fresh quote; a new key is a new
+ * registration.
+ */
+export async function registerAgent(
+  context: RegisterAgentContext,
+  agent: { agentId: string; name: string },
+): Promise<TeeAgent> {
+  const { guest, store, salt, clock } = context;
+  const derived = await guest.getKey({
+    path: keyPathOf(salt, agent.agentId),
+    purpose: 'parley-agent',
+  });
+  const { publicKey } = toEcdsaAccount(derived);
+  const id = registrationIdOf(agent.agentId, publicKey);
+  const stored = await store.get(agent.agentId);
+  const sameKey = stored?.publicKey === publicKey && stored.id === id;
+  if (sameKey && stored.agentName === agent.name && stored.attestation !== '') return stored;
+  const binding = {
+    agentId: agent.agentId,
+    agentName: agent.name,
+    publicKey,
+    createdAt: sameKey ? stored.createdAt : clock(),
+  };
+  const { quote } = await guest.getQuote(agentReportData(binding));
+  const record: TeeAgent = { id, ...binding, attestation: quoteToBase64(quote) };
+  await store.put(record);
+  return record;
+}
