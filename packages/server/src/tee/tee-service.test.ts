@@ -147,7 +147,8 @@ describe('TEE_MODE=LOCAL with the built-in simulator', () => {
     await app.request('/api/tee/agents?nonce=x');
     await app.request(`/api/tee/agents?nonce=${'n'.repeat(200)}`);
     await service.close();
-    await app.request('/api/tee/agents');
+    expect((await app.request('/api/tee/agents')).status).toBe(503);
+    await expect(service.register(AGENTS)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(line).not.toContain(SALT);
   });

@@ -41,8 +41,9 @@ export interface TeeServiceOptions {
 export interface TeeService {
   readonly config: Readonly<Omit<TeeConfig, 'salt'>>;
   /**
-   * Registers agents (call at start, and again when agents are added). Never throws: when the TEE is
-   * unavailable it logs and keeps them pending; `listAgents` retries. Resolves with every registered agent.
+   * Registers agents (call at start, and again when agents are added). Does not reject while the service is
+   * open: when the TEE is unavailable it logs and keeps them pending, and `listAgents` retries. Resolves with
+   * every registered agent.
    */
   register(agents: readonly TeeAgentInput[]): Promise<TeeAgent[]>;
   /** Body of `GET /api/tee/status`. */
@@ -167,7 +168,7 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
 
   return {
     config: publicConfig,
-    register(agents) {
+    async register(agents) {
       assertOpen();
       return serial(async () => {
         for (const agent of agents) {
@@ -195,10 +196,11 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
       }
     },
 
-    listAgents(nonce) {
+    async listAgents(nonce) {
       if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) {
-        return Promise.reject(
-          new ParleyError('BAD_REQUEST', `nonce must be at most ${MAX_NONCE_LENGTH} characters`),
+        throw new ParleyError(
+          'BAD_REQUEST',
+          `nonce must be at most ${MAX_NONCE_LENGTH} characters`,
         );
       }
       assertOpen();
