@@ -12,7 +12,15 @@ export type {
   RouteResponse,
   UploadedFile,
 } from './plugin/route';
-export type { AgentRuntime, Character, PluginLogger } from './plugin/runtime';
+export type {
+  AgentPostOptions,
+  AgentRuntime,
+  AgentScheduleOptions,
+  Character,
+  ControlOptions,
+  PluginLogger,
+  ScheduledMessageInfo,
+} from './plugin/runtime';
 export { safeEqual } from './webhooks/safe-equal';
 export type { RouteType } from '@parley/core';
 export {

@@ -22,6 +22,46 @@ export interface PluginLogger {
   error(object: object | string, message?: string): void;
 }
 
+/** A message the agent posts into a channel. */
+export interface AgentPostOptions {
+  /** Target channel (UUID); created on first use. */
+  channelId: string;
+  text: string;
+  thought?: string;
+  actions?: string[];
+  /** Free-form metadata, for example `attachments`. */
+  metadata?: Record<string, unknown>;
+  /** Server id (default: the all-zero UUID). */
+  serverId?: string;
+  /** Id of the message this one answers. */
+  inReplyTo?: string;
+}
+
+/** A message the agent will post later. */
+export interface AgentScheduleOptions {
+  channelId: string;
+  text: string;
+  /** When to post: must be in the future. */
+  sendAt: Date;
+  metadata?: Record<string, unknown>;
+}
+
+/** A scheduled message, as stored. */
+export interface ScheduledMessageInfo {
+  id: string;
+  channelId: string;
+  /** ISO 8601 instant. */
+  sendAt: string;
+}
+
+/** Asks the clients of a room to enable or disable their input. */
+export interface ControlOptions {
+  channelId: string;
+  action: 'enable_input' | 'disable_input';
+  /** Optional target (an entity id or a UI element name). */
+  target?: string;
+}
+
 /**
  * The agent's runtime as a plugin sees it. One runtime exists per agent.
  */
@@ -37,4 +77,16 @@ export interface AgentRuntime {
   getSetting(key: string): string | undefined;
   /** Logger scoped to this agent. */
   readonly logger: PluginLogger;
+  /**
+   * Posts a message as this agent: stored durably, then broadcast to the channel's room. Resolves with the
+   * stored message's id.
+   */
+  sendMessage(options: AgentPostOptions): Promise<{ id: string }>;
+  /**
+   * Schedules a message: stored durably and posted once at `sendAt` (within about a second), also across a
+   * restart and when several server processes share one database.
+   */
+  scheduleMessage(options: AgentScheduleOptions): Promise<ScheduledMessageInfo>;
+  /** Sends `controlMessage` to every client in the channel's room. */
+  sendControl(options: ControlOptions): void;
 }

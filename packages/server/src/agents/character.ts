@@ -26,7 +26,7 @@ export const DEFAULT_CHARACTER: Character = {
 /** Validates a parsed character, naming `source` in the error. */
 export function parseCharacter(value: unknown, source: string): Character {
   const result = characterSchema.safeParse(value);
-  if (result.success) return result.data as Character;
+  if (result.success) return result.data;
   const issue = toValidationIssues(result.error)[0];
   throw new ConfigError(
     `character file ${source}: ${issue ? `${issue.path} ${issue.message}` : 'invalid character'}`,

@@ -19,22 +19,26 @@ function captureLogs() {
 function appWith(authToken?: string) {
   const logs = captureLogs();
   const app = createHttpApp({ logger: logs.logger, authToken, bodyLimit: 1024 });
-  app.get('/api/boom', () => {
+  app.get('/api/server/boom', () => {
     const error = new Error('database password is hunter2');
     throw error;
   });
-  app.get('/api/missing', () => {
+  app.get('/api/server/missing', () => {
     throw new ParleyError('NOT_FOUND', 'Unknown channel', { details: { id: 'x' } });
   });
-  app.post('/api/echo', async (c) => c.json(await readJsonBody(c, agentMessageSchema, 'message')));
-  app.get('/api/ok', (c) => c.json({ success: true, data: 1 }));
+  app.post('/api/messaging/echo', async (c) =>
+    c.json(await readJsonBody(c, agentMessageSchema, 'message')),
+  );
+  app.get('/api/server/ok', (c) => c.json({ success: true, data: 1 }));
   return { app, logs };
 }
 
 describe('the /api envelope and error handler', () => {
   it('turns an unexpected error into a bare 500 and logs the cause with the request id', async () => {
     const { app, logs } = appWith();
-    const response = await app.request('/api/boom', { headers: { 'x-request-id': 'req-1' } });
+    const response = await app.request('/api/server/boom', {
+      headers: { 'x-request-id': 'req-1' },
+    });
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({
@@ -50,7 +54,7 @@ describe('the /api envelope and error handler', () => {
 
   it('maps a ParleyError to its status, code, message and details', async () => {
     const { app } = appWith();
-    const response = await app.request('/api/missing');
+    const response = await app.request('/api/server/missing');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       success: false,
@@ -66,13 +70,13 @@ describe('the /api envelope and error handler', () => {
 
   it('answers invalid JSON and schema failures with 400 and the problems', async () => {
     const { app } = appWith();
-    const bad = await app.request('/api/echo', { method: 'POST', body: '{nope' });
+    const bad = await app.request('/api/messaging/echo', { method: 'POST', body: '{nope' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
       error: { message: 'Request body must be valid JSON' },
     });
 
-    const invalid = await app.request('/api/echo', {
+    const invalid = await app.request('/api/messaging/echo', {
       method: 'POST',
       body: JSON.stringify({ channel_id: 'not-a-uuid', author_id: 'a', content: 'hi' }),
     });
@@ -88,7 +92,7 @@ describe('the /api envelope and error handler', () => {
   });
 
   it('answers bodies over the limit with 413', async () => {
-    const response = await appWith().app.request('/api/echo', {
+    const response = await appWith().app.request('/api/messaging/echo', {
       method: 'POST',
       body: JSON.stringify({ content: 'x'.repeat(2000) }),
       headers: { 'content-length': '2014' },
@@ -99,15 +103,26 @@ describe('the /api envelope and error handler', () => {
 
   it('requires x-api-key on /api when a token is set, compared exactly', async () => {
     const { app } = appWith('s3cret');
-    expect((await app.request('/api/ok')).status).toBe(401);
-    expect((await app.request('/api/ok', { headers: { 'x-api-key': 's3cre' } })).status).toBe(401);
-    const denied = await app.request('/api/ok', { headers: { 'x-api-key': 'S3CRET' } });
+    expect((await app.request('/api/server/ok')).status).toBe(401);
+    expect(
+      (await app.request('/api/server/ok', { headers: { 'x-api-key': 's3cre' } })).status,
+    ).toBe(401);
+    const denied = await app.request('/api/server/ok', { headers: { 'x-api-key': 'S3CRET' } });
     expect(await denied.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
-    expect((await app.request('/api/ok', { headers: { 'x-api-key': 's3cret' } })).status).toBe(200);
+    expect(
+      (await app.request('/api/server/ok', { headers: { 'x-api-key': 's3cret' } })).status,
+    ).toBe(200);
+  });
+
+  it('leaves other paths to plugin routes, which bring their own auth and limits', async () => {
+    const { app } = appWith('s3cret');
+    app.post('/api/custom', (c) => c.json({ open: true }));
+    const response = await app.request('/api/custom', { method: 'POST', body: 'x'.repeat(2000) });
+    expect(response.status).toBe(200);
   });
 
   it('gives every response a request id', async () => {
-    const response = await appWith().app.request('/api/ok');
+    const response = await appWith().app.request('/api/server/ok');
     expect(response.headers.get('x-request-id')).toMatch(/.+/);
   });
 });

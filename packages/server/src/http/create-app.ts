@@ -1,4 +1,4 @@
-import { API_KEY_HEADER, ParleyError } from '@parley/core';
+import { API_KEY_HEADER, ParleyError, RESERVED_PATH_PREFIXES } from '@parley/core';
 import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,7 +11,7 @@ import { handleError } from './error-handler';
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
   logger: Logger;
-  /** When set, `/api` endpoints require `x-api-key` equal to it. */
+  /** When set, the built-in endpoints require `x-api-key` equal to it. */
   authToken?: string;
   /** Maximum JSON body size in bytes. */
   bodyLimit: number;
@@ -27,9 +27,19 @@ export function apiKeyAuth(token: string): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** Whether a path belongs to a built-in endpoint (as opposed to a plugin route). */
+export function isBuiltInPath(path: string): boolean {
+  return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** Runs `middleware` on built-in endpoints only; plugin routes bring their own auth and limits. */
+function onBuiltInPaths(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+  return (c, next) => (isBuiltInPath(c.req.path) ? middleware(c, next) : next());
+}
+
 /**
  * The hono app with everything every route shares: request ids, a per-request logger, the body limit, API-key
- * auth on `/api`, the `/api` envelope for unknown paths, and the one error handler.
+ * auth on the built-in endpoints, the `/api` envelope for unknown paths, and the one error handler.
  */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -53,18 +63,19 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   });
 
   app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: options.bodyLimit,
-      onError: () => {
-        throw new ParleyError(
-          'PAYLOAD_TOO_LARGE',
-          `Request body exceeds the limit of ${options.bodyLimit} bytes`,
-        );
-      },
-    }),
+    onBuiltInPaths(
+      bodyLimit({
+        maxSize: options.bodyLimit,
+        onError: () => {
+          throw new ParleyError(
+            'PAYLOAD_TOO_LARGE',
+            `Request body exceeds the limit of ${options.bodyLimit} bytes`,
+          );
+        },
+      }),
+    ),
   );
-  if (options.authToken) app.use('/api/*', apiKeyAuth(options.authToken));
+  if (options.authToken) app.use(onBuiltInPaths(apiKeyAuth(options.authToken)));
 
   app.notFound((c) =>
     c.json(failure('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), 404),

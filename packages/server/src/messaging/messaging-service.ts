@@ -5,11 +5,12 @@ import {
   type ChannelHistoryQuery as HistoryQuery,
   type StoredMessage,
 } from '@parley/core';
+import type { AgentPostOptions, ControlOptions } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { ParleyAgentRuntime } from '../agents/agent-runtime';
 import type { ModelProvider } from '../models/model-provider';
-import type { MessageStore } from '../storage/message-store';
+import type { MessageStore, NewMessage } from '../storage/message-store';
 import { buildPrompt } from './build-prompt';
 import { KeyedQueue } from './keyed-queue';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
@@ -77,15 +78,14 @@ export class MessagingService {
   }
 
   /** Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply. */
-  async submit(input: AgentMessage): Promise<StoredMessage> {
-    const agentName = input.metadata.agentName;
+  submit(input: AgentMessage): Promise<StoredMessage> {
     const author = this.#options.agents.find(input.author_id);
-    const message = await this.#options.store.insert({
+    return this.#store({
       id: randomUUID(),
       channelId: input.channel_id,
       serverId: input.server_id,
       authorId: input.author_id,
-      authorName: agentName ?? author?.character.name ?? input.author_id,
+      authorName: input.metadata.agentName ?? author?.character.name ?? input.author_id,
       content: input.content,
       sourceType: input.source_type,
       rawMessage: input.raw_message ?? null,
@@ -94,8 +94,48 @@ export class MessagingService {
       createdAt: new Date(),
       channelAgentId: author?.agentId ?? null,
     });
-    this.broadcaster.emit(message.channel_id, 'messageBroadcast', toBroadcast(message));
-    return message;
+  }
+
+  /**
+   * Stores and broadcasts a message authored by an agent (plugins, scheduled messages). An explicit `id` makes
+   * the post idempotent: a second post with the same id fails with CONFLICT instead of duplicating.
+   */
+  postAgentMessage(
+    agent: ParleyAgentRuntime,
+    input: AgentPostOptions & { id?: string; sourceType?: string },
+  ): Promise<StoredMessage> {
+    const name = agent.character.name;
+    return this.#store({
+      id: input.id ?? randomUUID(),
+      channelId: input.channelId,
+      serverId: input.serverId ?? DEFAULT_SERVER_ID,
+      authorId: agent.agentId,
+      authorName: name,
+      content: input.text,
+      sourceType: input.sourceType ?? 'agent_response',
+      rawMessage: { text: input.text, thought: input.thought, actions: input.actions ?? ['REPLY'] },
+      metadata: { ...input.metadata, agent_id: agent.agentId, agentName: name },
+      inReplyTo: input.inReplyTo ?? null,
+      createdAt: new Date(),
+      channelAgentId: agent.agentId,
+    });
+  }
+
+  /** Tells the clients of a room to enable or disable their input. */
+  sendControl(input: ControlOptions): void {
+    const { channelId, action, target } = input;
+    this.broadcaster.emit(channelId, 'controlMessage', {
+      action,
+      ...(target === undefined ? {} : { target }),
+      roomId: channelId,
+      channelId,
+    });
+  }
+
+  async #store(message: NewMessage): Promise<StoredMessage> {
+    const stored = await this.#options.store.insert(message);
+    this.broadcaster.emit(stored.channel_id, 'messageBroadcast', toBroadcast(stored));
+    return stored;
   }
 
   /** The agent that answers in a channel: the one asked for, else the channel's, else the default. */
@@ -115,8 +155,7 @@ export class MessagingService {
     input: UserMessageInput,
   ): Promise<{ message: StoredMessage; agent: ParleyAgentRuntime }> {
     const agent = await this.resolveAgent(input.channelId, input.agentId);
-    const metadata = { ...input.metadata };
-    const message = await this.#options.store.insert({
+    const message = await this.#store({
       id: input.messageId ?? randomUUID(),
       channelId: input.channelId,
       serverId: input.serverId ?? DEFAULT_SERVER_ID,
@@ -124,12 +163,11 @@ export class MessagingService {
       authorName: input.senderName ?? input.entityId,
       content: input.text,
       sourceType: input.source,
-      metadata,
+      metadata: input.metadata ?? {},
       createdAt: new Date(),
       channelAgentId: agent.agentId,
     });
     this.#rememberChannelAgent(input.channelId, agent.agentId);
-    this.broadcaster.emit(message.channel_id, 'messageBroadcast', toBroadcast(message));
     return { message, agent };
   }
 
@@ -210,7 +248,7 @@ export class MessagingService {
     if (text.trim() === '' || !actions.includes('REPLY')) {
       return { message: null, text, actions, thought };
     }
-    const message = await store.insert({
+    const message = await this.#store({
       id: replyId,
       channelId,
       serverId: userMessage.server_id,
@@ -223,7 +261,6 @@ export class MessagingService {
       inReplyTo: userMessage.id,
       createdAt: new Date(),
     });
-    this.broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(message));
     return { message, text, actions, thought };
   }
 

@@ -10,8 +10,7 @@ import type { DatabaseSchema } from './schema';
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
   /** `dataDir` is a folder, or `'memory'` for a database that lives and dies with the process. */
-  | { kind: 'pglite'; dataDir: string }
-  | { kind: 'postgres'; url: string; poolSize?: number };
+  { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize?: number };
 
 /** A database handle; `migrate()` must run before first use. */
 export interface Database {
@@ -38,7 +37,8 @@ export function createDatabase(location: DatabaseLocation): Database {
         if (result.status === 'Success')
           logger?.info({ migration: result.migrationName }, 'migrated');
       }
-      if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
+      if (error)
+        throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
     close: () => db.destroy(),
   };

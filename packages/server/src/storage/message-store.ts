@@ -1,4 +1,4 @@
-import type { RawMessage, StoredMessage } from '@parley/core';
+import { ParleyError, type RawMessage, type StoredMessage } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import { BatchWriter } from './batch-writer';
 import type { DatabaseSchema } from './schema';
@@ -34,6 +34,11 @@ export interface HistoryOptions {
   before?: Date;
 }
 
+/** PostgreSQL's unique_violation, from pg and PGlite alike. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
 function toStored(message: NewMessage): StoredMessage {
   return {
     id: message.id,
@@ -67,7 +72,16 @@ export class MessageStore {
 
   /** Stores a message (creating its channel on first use); resolves with the stored record once durable. */
   async insert(message: NewMessage): Promise<StoredMessage> {
-    await this.#writer.write(message);
+    try {
+      await this.#writer.write(message);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ParleyError('CONFLICT', `A message with id ${message.id} already exists`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
     return toStored(message);
   }
 

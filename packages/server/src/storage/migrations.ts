@@ -64,6 +64,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_tee_agents': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('tee_agents')
+        .addColumn('agent_id', 'uuid', (column) => column.primaryKey())
+        .addColumn('id', 'uuid', (column) => column.notNull())
+        .addColumn('agent_name', 'text', (column) => column.notNull())
+        .addColumn('public_key', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'bigint', (column) => column.notNull())
+        .addColumn('attestation', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Serves the migrations above to Kysely's Migrator. */

@@ -41,7 +41,18 @@ export interface ScheduledMessageTable {
   claimed_until: ColumnType<Date, Date | string, Date | string> | null;
   message_id: string | null;
   last_error: string | null;
-  created_at: ColumnType<Date, Date | string, never>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** `tee_agents`: each agent's TEE registration, so `createdAt` and the quote survive restarts. */
+export interface TeeAgentTable {
+  agent_id: string;
+  id: string;
+  agent_name: string;
+  public_key: string;
+  /** Milliseconds since the epoch; bigint comes back from the driver as a string. */
+  created_at: ColumnType<string, number, number>;
+  attestation: string;
 }
 
 /** The whole database, as Kysely sees it. */
@@ -49,4 +60,5 @@ export interface DatabaseSchema {
   channels: ChannelTable;
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;
+  tee_agents: TeeAgentTable;
 }

@@ -23,3 +23,4 @@ export { createDstackSimulator } from './simulator/create-dstack-simulator';
 export type { DstackSimulatorOptions } from './simulator/create-dstack-simulator';
 export { startSimulatorServer } from './simulator/start-simulator-server';
 export type { SimulatorServer, SimulatorServerOptions } from './simulator/start-simulator-server';
+export { createDatabaseTeeAgentStore } from './database-tee-agent-store';

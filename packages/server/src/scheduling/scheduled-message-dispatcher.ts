@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DEFAULT_SERVER_ID,
+  MAX_TEXT_LENGTH,
+  ParleyError,
+  parseOrThrow,
+  uuidSchema,
+} from '@parley/core';
+import type { AgentScheduleOptions, ScheduledMessageInfo } from '@parley/plugin-sdk';
+import type { Logger } from 'pino';
+import type { AgentRegistry } from '../agents/agent-registry';
+import type { ParleyAgentRuntime } from '../agents/agent-runtime';
+import type { MessagingService } from '../messaging/messaging-service';
+import type { ScheduledMessageRecord, ScheduledMessageStore } from './scheduled-message-store';
+
+/** Options of the {@link ScheduledMessageDispatcher}. */
+export interface DispatcherOptions {
+  store: ScheduledMessageStore;
+  messaging: MessagingService;
+  agents: AgentRegistry;
+  logger: Logger;
+  /** How often due messages are looked for (default 250 ms, so a message posts within a second). */
+  pollIntervalMs?: number;
+  /** How long a claim lasts before another process may take the message over (default 30 s). */
+  leaseMs?: number;
+  /** Attempts before a message is marked failed (default 5). */
+  maxAttempts?: number;
+  /** The clock (tests move it by hand). */
+  now?: () => Date;
+}
+
+const CLAIM_BATCH = 50;
+
+/**
+ * Posts scheduled messages when they are due: once each, across restarts and across processes sharing one
+ * PostgreSQL. "Once" rests on the messages table itself: a scheduled message is posted with its own id, so a
+ * second post (after a crash between posting and marking sent) is a conflict, not a duplicate.
+ */
+export class ScheduledMessageDispatcher {
+  readonly #options: Required<
+    Omit<DispatcherOptions, 'store' | 'messaging' | 'agents' | 'logger'>
+  > &
+    DispatcherOptions;
+  readonly #worker = randomUUID();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+  #stopped = true;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = {
+      pollIntervalMs: 250,
+      leaseMs: 30_000,
+      maxAttempts: 5,
+      now: () => new Date(),
+      ...options,
+    };
+  }
+
+  /** Validates and stores a message for `agent` to post at `sendAt`. */
+  async schedule(
+    agent: ParleyAgentRuntime,
+    input: AgentScheduleOptions,
+  ): Promise<ScheduledMessageInfo> {
+    const channelId = parseOrThrow(uuidSchema, input.channelId, 'channelId');
+    const sendAt = input.sendAt;
+    if (!(sendAt instanceof Date) || Number.isNaN(sendAt.getTime())) {
+      throw new ParleyError('BAD_REQUEST', 'sendAt must be a valid date');
+    }
+    if (sendAt.getTime() <= this.#options.now().getTime()) {
+      throw new ParleyError('BAD_REQUEST', 'sendAt must be in the future');
+    }
+    if (input.text.trim() === '' || input.text.length > MAX_TEXT_LENGTH) {
+      throw new ParleyError('BAD_REQUEST', `text must hold 1 to ${MAX_TEXT_LENGTH} characters`);
+    }
+    const id = randomUUID();
+    await this.#options.store.schedule({
+      id,
+      agentId: agent.agentId,
+      channelId,
+      serverId: DEFAULT_SERVER_ID,
+      content: input.text,
+      metadata: input.metadata ?? {},
+      sendAt,
+    });
+    return { id, channelId, sendAt: sendAt.toISOString() };
+  }
+
+  /** Starts polling for due messages. */
+  start(): void {
+    this.#stopped = false;
+    this.#arm(0);
+  }
+
+  /** Stops polling and waits for a dispatch in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Posts every message due now; resolves with how many were posted. */
+  async dispatchDue(): Promise<number> {
+    const { store, now, leaseMs } = this.#options;
+    const due = await store.claimDue(now(), this.#worker, leaseMs, CLAIM_BATCH);
+    let posted = 0;
+    for (const record of due) if (await this.#dispatch(record)) posted += 1;
+    return posted;
+  }
+
+  #arm(delay: number) {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.dispatchDue()
+        .catch((error: unknown) => {
+          this.#options.logger.error({ err: error }, 'scheduled message poll failed');
+        })
+        .finally(() => this.#arm(this.#options.pollIntervalMs));
+    }, delay);
+    this.#timer.unref();
+  }
+
+  async #dispatch(record: ScheduledMessageRecord): Promise<boolean> {
+    const { store, messaging, agents, logger, maxAttempts, now } = this.#options;
+    const agent = agents.find(record.agentId);
+    if (!agent) {
+      await store.markFailed(record.id, `agent ${record.agentId} is not loaded`);
+      return false;
+    }
+    try {
+      await messaging.postAgentMessage(agent, {
+        id: record.id,
+        channelId: record.channelId,
+        serverId: record.serverId,
+        text: record.content,
+        metadata: { ...record.metadata, scheduledFor: record.sendAt.toISOString() },
+        sourceType: 'scheduled',
+      });
+    } catch (error) {
+      // Posted by an earlier attempt that died before marking it sent.
+      const alreadyPosted = ParleyError.isInstance(error) && error.code === 'CONFLICT';
+      if (!alreadyPosted) {
+        const giveUp = record.attempts >= maxAttempts;
+        const retryAt = giveUp
+          ? undefined
+          : new Date(now().getTime() + 1000 * 2 ** record.attempts);
+        logger.warn({ err: error, scheduledId: record.id, giveUp }, 'scheduled message failed');
+        await store.markFailed(record.id, 'post failed', retryAt);
+        return false;
+      }
+    }
+    await store.markSent(record.id, record.id);
+    logger.debug({ scheduledId: record.id }, 'scheduled message posted');
+    return true;
+  }
+}
