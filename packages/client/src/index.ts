@@ -2,6 +2,6 @@
  * @module @parley/client
  * The typed client integrators install to talk to a Parley server over REST, server-sent events and socket.io.
  */
-export { createParleyClient } from './client';
-export type { ParleyClient, ParleyClientOptions } from './client';
+export { createParleyClient } from './rest/create-parley-client';
+export type { CallOptions, ParleyClient, ParleyClientOptions } from './rest/create-parley-client';
 export { ParleyClientError } from './client-error';

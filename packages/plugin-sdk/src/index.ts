@@ -55,3 +55,5 @@ export {
   PARLEY_SIGNATURE_HEADER,
   PARLEY_TIMESTAMP_HEADER,
 } from './webhooks/webhook-headers';
+export { ParleyClientError, submitAgentMessage } from './messaging/index';
+export type { SubmitAgentMessageOptions } from './messaging/index';
