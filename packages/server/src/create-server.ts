@@ -293,8 +293,9 @@ function createLifecycle(options: LifecycleOptions) {
     logger.info({ inFlight }, 'stopping');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    // io.close() without a callback: with one it would wait for every HTTP connection, deadline or not.
-    await io.close();
+    // io.close() resolves only once the HTTP server has closed, i.e. after every request: start it, and let
+    // the deadline below decide how long those requests get.
+    const socketsClosed = io.close();
     if (inFlight > 0) {
       const finished = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), options.shutdownTimeoutMs);
@@ -307,7 +308,7 @@ function createLifecycle(options: LifecycleOptions) {
       if (!finished) logger.warn({ inFlight }, 'shutdown deadline passed; closing requests');
     }
     server.closeAllConnections();
-    await closed;
+    await Promise.all([closed, socketsClosed]);
     await options.afterClose();
     logger.info('stopped');
     logger.flush();
