@@ -26,7 +26,7 @@ function processOn(database: Database, clock: { now: Date }, characters = [{ nam
     logger,
     now: () => clock.now,
   });
-  return { agents, store, messaging, dispatcher, agent: agents.defaultAgent as ParleyAgentRuntime };
+  return { agents, store, messaging, dispatcher, agent: agents.defaultAgent };
 }
 
 describe.each(kinds)('scheduled messages on $name', ({ create, skip, name }) => {
