@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TestDatabase } from '../../test/databases';
 import { AgentRegistry } from '../agents/agent-registry';
-import type { ParleyAgentRuntime } from '../agents/agent-runtime';
 import { createLogger } from '../logger';
 import { MessagingService } from '../messaging/messaging-service';
 import { createElizaModel } from '../models';
