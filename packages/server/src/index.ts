@@ -18,7 +18,7 @@ export {
 } from './agents/character';
 
 export { ConfigError } from './config/config-error';
-export { characterPaths, loadConfig, readDotEnv } from './config/load-config';
+export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './config/load-config';
 export type { ParleyConfig } from './config/load-config';
 export { createLogger, LOG_LEVELS } from './logger';
 export type { Logger } from './logger';

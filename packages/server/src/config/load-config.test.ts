@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error';
-import { loadConfig } from './load-config';
+import { loadConfig, toServerOptions } from './load-config';
 
 let cwd: string;
 
@@ -45,6 +45,21 @@ describe('loadConfig', () => {
       'PORT must be a whole number from 0 to 65535, got "abc"',
     );
     expect(await configError({ PORT: '70000' })).toMatch(/PORT/);
+  });
+
+  it('names a limit or timeout that is not a positive whole number', async () => {
+    expect(await configError({ SYNC_TIMEOUT_MS: '0' })).toBe(
+      'SYNC_TIMEOUT_MS must be a positive whole number, got "0"',
+    );
+    expect(await configError({ UPLOAD_LIMIT: '10MB' })).toMatch(/^UPLOAD_LIMIT/);
+  });
+
+  it('maps DATABASE_URL to PostgreSQL and otherwise to PGlite in DATA_DIR', async () => {
+    const embedded = toServerOptions(await loadConfig({ env: { DATA_DIR: 'data' }, cwd }));
+    expect(embedded.database).toEqual({ kind: 'pglite', dataDir: join(cwd, 'data') });
+    const url = 'postgres://postgres@127.0.0.1:5432/test';
+    const external = toServerOptions(await loadConfig({ env: { DATABASE_URL: url }, cwd }));
+    expect(external.database).toEqual({ kind: 'postgres', url });
   });
 
   it('names a bad log level and a bad database URL', async () => {

@@ -4,6 +4,7 @@ import { parseArgs, parseEnv } from 'node:util';
 import type { Character } from '@parley/plugin-sdk';
 import type { LevelWithSilent } from 'pino';
 import { loadCharacterFile } from '../agents/character';
+import type { ServerOptions } from '../create-server';
 import { LOG_LEVELS } from '../logger';
 import { ConfigError } from './config-error';
 
@@ -15,6 +16,14 @@ export interface ParleyConfig {
   databaseUrl: string | undefined;
   authToken: string | undefined;
   logLevel: LevelWithSilent;
+  /** `SYNC_TIMEOUT_MS`: how long a sync channel message waits for the reply. */
+  syncTimeoutMs: number;
+  /** `ROUTE_TIMEOUT_MS`: plugin route handler timeout. */
+  routeTimeoutMs: number;
+  /** `BODY_LIMIT`: largest JSON body in bytes. */
+  bodyLimit: number;
+  /** `UPLOAD_LIMIT`: largest multipart upload in bytes. */
+  uploadLimit: number;
   characters: Character[];
   /** The environment the config was read from (`.env` merged under the process environment). */
   env: Record<string, string | undefined>;
@@ -27,6 +36,15 @@ function parsePort(value: string | undefined): number {
     throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${value}"`);
   }
   return port;
+}
+
+function parsePositiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number <= 0) {
+    throw new ConfigError(`${name} must be a positive whole number, got "${value}"`);
+  }
+  return number;
 }
 
 function parseLogLevel(value: string | undefined): LevelWithSilent {
@@ -109,7 +127,32 @@ export async function loadConfig(input: {
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     authToken: env.SERVER_AUTH_TOKEN?.trim() || undefined,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    syncTimeoutMs: parsePositiveInteger('SYNC_TIMEOUT_MS', env.SYNC_TIMEOUT_MS, 60_000),
+    routeTimeoutMs: parsePositiveInteger('ROUTE_TIMEOUT_MS', env.ROUTE_TIMEOUT_MS, 30_000),
+    bodyLimit: parsePositiveInteger('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    uploadLimit: parsePositiveInteger('UPLOAD_LIMIT', env.UPLOAD_LIMIT, 10 * 1024 * 1024),
     characters,
     env,
+  };
+}
+
+/**
+ * The server options a configuration stands for: everything but plugins, model and logger, which the app
+ * chooses.
+ */
+export function toServerOptions(config: ParleyConfig): ServerOptions {
+  return {
+    port: config.port,
+    host: config.host,
+    characters: config.characters,
+    env: config.env,
+    authToken: config.authToken,
+    database: config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl }
+      : { kind: 'pglite', dataDir: config.dataDir },
+    syncTimeoutMs: config.syncTimeoutMs,
+    routeTimeoutMs: config.routeTimeoutMs,
+    bodyLimit: config.bodyLimit,
+    uploadLimit: config.uploadLimit,
   };
 }
