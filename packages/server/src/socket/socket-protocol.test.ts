@@ -249,6 +249,32 @@ describe('event socket under abuse', () => {
   });
 });
 
+describe('control messages', () => {
+  it('reach the room when server or plugin code asks through the agent runtime', async () => {
+    const roomId = randomUUID();
+    const member = await connectClient(test.url, 'websocket');
+    const outsider = await connectClient(test.url, 'polling');
+    open.push(member, outsider);
+    await joinRoom(member, roomId, 'u');
+    let outsiderGot = 0;
+    outsider.on('controlMessage', () => (outsiderGot += 1));
+    const received = nextEvent(member, 'controlMessage');
+    test.server.agents.defaultAgent.sendControl({
+      channelId: roomId,
+      action: 'disable_input',
+      target: 'u',
+    });
+    expect(await received).toEqual({
+      action: 'disable_input',
+      target: 'u',
+      roomId,
+      channelId: roomId,
+    });
+    await joinRoom(outsider, randomUUID(), 'o');
+    expect(outsiderGot).toBe(0);
+  });
+});
+
 describe('REST and socket share one conversation', () => {
   it('broadcasts REST messages and replies to socket members of the room', async () => {
     const roomId = randomUUID();
