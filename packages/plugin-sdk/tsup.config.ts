@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'extractors/index': 'src/extractors/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'extractors/index': 'src/extractors/index.ts',
+    'testing/index': 'src/testing/index.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,
