@@ -1,10 +1,19 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // One entry per subpath, so that `@parley/client/rest` never pulls in socket.io-client.
+  entry: {
+    index: 'src/index.ts',
+    'rest/index': 'src/rest/index.ts',
+    'sse/index': 'src/sse/index.ts',
+    'socket/index': 'src/socket/index.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,
   clean: true,
-  target: 'node20',
+  splitting: true,
+  // Browsers and Node 20 alike: nothing newer than ES2022 syntax.
+  target: 'es2022',
+  platform: 'neutral',
 });

@@ -1,7 +1,9 @@
 /**
  * @module @parley/client
- * The typed client integrators install to talk to a Parley server over REST, server-sent events and socket.io.
+ * The typed client integrators install to talk to a Parley server: REST calls, the channel `stream` mode as
+ * server-sent events, and the event socket. `@parley/client/rest`, `/sse` and `/socket` hold the same pieces
+ * separately, so that a REST-only app never loads socket.io.
  */
-export { createParleyClient } from './rest/create-parley-client';
-export type { CallOptions, ParleyClient, ParleyClientOptions } from './rest/create-parley-client';
-export { ParleyClientError } from './client-error';
+export * from './rest/index';
+export * from './sse/index';
+export * from './socket/index';

@@ -1,13 +1,27 @@
 import {
   type AgentMessageInput,
   type AgentSummary,
+  type ChannelMessageRequestInput,
   type StoredMessage,
+  type SyncModeResponse,
+  type TeeAgentsResponse,
+  type TeeStatusResponse,
+  type WebsocketModeResponse,
   agentSummarySchema,
   apiSuccessSchema,
   healthSchema,
   storedMessageSchema,
+  syncModeResponseSchema,
+  teeAgentsResponseSchema,
+  teeStatusResponseSchema,
+  websocketModeResponseSchema,
 } from '@parley/core';
 import { z } from 'zod';
+import {
+  type ChannelStreamEvent,
+  type StreamOptions,
+  streamChannelMessage,
+} from '../sse/stream-channel-message';
 import type { HttpConfig } from './http-config';
 import { requestJson } from './request-json';
 
@@ -27,8 +41,19 @@ export interface ParleyClientOptions {
 export interface CallOptions {
   /** Aborts the call; it then rejects with code `ABORTED`. */
   signal?: AbortSignal;
-  /** Overrides the client's timeout for this call (ms). */
+  /** Overrides the client's timeout for this call (ms). A `sync` call waits for the whole reply. */
   timeout?: number;
+}
+
+/** A channel message as sent by {@link ParleyClient.sendMessage}; `mode` picks how the reply comes back. */
+export type ChannelMessage = Omit<ChannelMessageRequestInput, 'mode'>;
+
+/** Query of {@link ParleyClient.channelMessages}. */
+export interface ChannelMessagesQuery extends CallOptions {
+  /** How many messages (1 to 200, default 50). */
+  limit?: number;
+  /** Only messages created before this instant (paging backwards). */
+  before?: Date | string;
 }
 
 /** The typed Parley client. */
@@ -39,9 +64,39 @@ export interface ParleyClient {
   listAgents(options?: CallOptions): Promise<AgentSummary[]>;
   /**
    * `POST /api/messaging/submit`: stores a message (usually an agent's) and broadcasts it to the channel's
-   * room. Resolves with the stored message.
+   * room. Resolves with the stored message. No agent is asked to reply.
    */
   submit(message: AgentMessageInput, options?: CallOptions): Promise<StoredMessage>;
+  /**
+   * `POST /api/messaging/channels/{channelId}/messages` in mode `websocket` (the default): resolves once the
+   * message is stored; the agent's reply arrives on the socket as `messageBroadcast`.
+   */
+  sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode?: 'websocket' },
+    options?: CallOptions,
+  ): Promise<WebsocketModeResponse>;
+  /** Mode `sync`: resolves with the user message and the agent's full reply (504 `TIMEOUT` when too slow). */
+  sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode: 'sync' },
+    options?: CallOptions,
+  ): Promise<SyncModeResponse>;
+  /**
+   * Mode `stream`: an async iterable of `user_message`, `chunk`… and `done` events; see
+   * {@link streamChannelMessage} for errors, aborts and resumption.
+   */
+  sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode: 'stream' },
+    options?: StreamOptions,
+  ): AsyncIterable<ChannelStreamEvent>;
+  /** `GET /api/messaging/channels/{channelId}/messages`: stored messages, newest first. */
+  channelMessages(channelId: string, query?: ChannelMessagesQuery): Promise<StoredMessage[]>;
+  /** `GET /api/tee/status`. */
+  teeStatus(options?: CallOptions): Promise<TeeStatusResponse>;
+  /** `GET /api/tee/agents`; a `nonce` is bound into the list's attestation (replay protection). */
+  teeAgents(nonce?: string, options?: CallOptions): Promise<TeeAgentsResponse>;
 }
 
 /** Builds the shared HTTP settings from the public options. */
@@ -55,34 +110,77 @@ export function toHttpConfig(options: ParleyClientOptions): HttpConfig {
   };
 }
 
+const channelPath = (channelId: string) =>
+  `/api/messaging/channels/${encodeURIComponent(channelId)}/messages`;
+
 /**
- * Creates a typed client for a Parley server. Every response is validated; every failure is a
- * {@link ParleyClientError}.
+ * Creates a typed client for a Parley server. Every response is validated against core's schemas; every
+ * failure is a {@link ParleyClientError}.
  *
  * @example
- * const parley = createParleyClient({ baseUrl: 'http://localhost:3000' });
- * const agents = await parley.listAgents();
+ * const parley = createParleyClient({ baseUrl: 'http://localhost:3000', apiKey: process.env.PARLEY_KEY });
+ * const { agentResponse } = await parley.sendMessage(channelId, {
+ *   text: 'Hello',
+ *   entityId: userId,
+ *   mode: 'sync',
+ * });
  */
 export function createParleyClient(options: ParleyClientOptions): ParleyClient {
   const config = toHttpConfig(options);
+  const getData = <T extends z.ZodType>(
+    path: string,
+    schema: T,
+    call: CallOptions & { query?: Record<string, string | number | undefined> } = {},
+  ): Promise<z.output<T>> =>
+    requestJson(config, { path, ...call }, apiSuccessSchema(schema)).then(
+      // zod cannot name the output of a generic object schema; the envelope schema guarantees `data`.
+      (body) => (body as { data: z.output<T> }).data,
+    );
+
+  function sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode: 'stream' },
+    call?: StreamOptions,
+  ): AsyncIterable<ChannelStreamEvent>;
+  function sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode?: 'websocket' | 'sync' },
+    call?: CallOptions,
+  ): Promise<WebsocketModeResponse | SyncModeResponse>;
+  function sendMessage(
+    channelId: string,
+    message: ChannelMessage & { mode?: 'websocket' | 'sync' | 'stream' },
+    call: CallOptions & StreamOptions = {},
+  ): AsyncIterable<ChannelStreamEvent> | Promise<WebsocketModeResponse | SyncModeResponse> {
+    const { mode = 'websocket', ...rest } = message;
+    if (mode === 'stream') return streamChannelMessage(config, channelId, rest, call);
+    const schema = mode === 'sync' ? syncModeResponseSchema : websocketModeResponseSchema;
+    const description = { method: 'POST' as const, path: channelPath(channelId), ...call };
+    return requestJson(config, { ...description, body: { ...rest, mode } }, schema);
+  }
+
   return {
-    health: (call) =>
-      requestJson(
-        config,
-        { path: '/api/server/health', ...call },
-        apiSuccessSchema(healthSchema),
-      ).then((body) => body.data),
-    listAgents: (call) =>
-      requestJson(
-        config,
-        { path: '/api/agents', ...call },
-        apiSuccessSchema(z.array(agentSummarySchema)),
-      ).then((body) => body.data),
+    health: (call) => getData('/api/server/health', healthSchema, call),
+    listAgents: (call) => getData('/api/agents', z.array(agentSummarySchema), call),
     submit: (message, call) =>
       requestJson(
         config,
         { method: 'POST', path: '/api/messaging/submit', body: message, ...call },
         apiSuccessSchema(storedMessageSchema),
       ).then((body) => body.data),
+    sendMessage: sendMessage as ParleyClient['sendMessage'],
+    channelMessages: (channelId, { limit, before, ...call } = {}) =>
+      getData(channelPath(channelId), z.array(storedMessageSchema), {
+        ...call,
+        query: { limit, before: before instanceof Date ? before.toISOString() : before },
+      }),
+    teeStatus: (call) =>
+      requestJson(config, { path: '/api/tee/status', ...call }, teeStatusResponseSchema),
+    teeAgents: (nonce, call) =>
+      requestJson(
+        config,
+        { path: '/api/tee/agents', query: { nonce }, ...call },
+        teeAgentsResponseSchema,
+      ),
   };
 }

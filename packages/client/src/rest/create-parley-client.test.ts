@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { ParleyClientError } from '../client-error';
+import { hang, json, stubFetch } from '../test/stub-fetch';
+import { createParleyClient } from './create-parley-client';
+
+const channelId = '0b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c';
+
+async function caught(promise: Promise<unknown>): Promise<ParleyClientError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!ParleyClientError.isInstance(error))
+    throw new Error(`expected a ParleyClientError, got ${String(error)}`);
+  return error;
+}
+
+describe('createParleyClient', () => {
+  it('sends the API key and unwraps the success envelope', async () => {
+    const { fetch, requests } = stubFetch(() =>
+      json({ success: true, data: [{ id: 'a', name: 'Eliza' }] }),
+    );
+    const client = createParleyClient({ baseUrl: 'http://parley.test/', apiKey: 'k', fetch });
+    await expect(client.listAgents()).resolves.toEqual([{ id: 'a', name: 'Eliza' }]);
+    expect(requests[0]).toMatchObject({
+      url: 'http://parley.test/api/agents',
+      headers: { 'x-api-key': 'k', accept: 'application/json' },
+    });
+  });
+
+  it('turns the server error body into status, code, message and details', async () => {
+    const { fetch } = stubFetch(() =>
+      json(
+        {
+          success: false,
+          error: { code: 'BAD_REQUEST', message: 'Invalid message: text', details: { issues: [] } },
+        },
+        400,
+      ),
+    );
+    const client = createParleyClient({ baseUrl: 'http://parley.test', fetch });
+    const error = await caught(client.sendMessage(channelId, { text: '', entityId: 'u' }));
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: 'Invalid message: text',
+      details: { issues: [] },
+      retryable: false,
+    });
+  });
+
+  it('gives HTTP_ERROR for an error that is not the envelope, retryable by status', async () => {
+    const { fetch } = stubFetch(() => new Response('<html>Bad gateway</html>', { status: 502 }));
+    const error = await caught(createParleyClient({ baseUrl: 'http://x', fetch }).health());
+    expect(error).toMatchObject({ status: 502, code: 'HTTP_ERROR', retryable: true });
+  });
+
+  it('gives INVALID_RESPONSE when a 2xx body does not match its schema or is not JSON', async () => {
+    const { fetch } = stubFetch(
+      () => json({ success: true, userMessage: { id: 1, text: 'hi' } }, 202),
+      () => new Response('not json', { status: 200 }),
+    );
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const mismatch = await caught(client.sendMessage(channelId, { text: 'hi', entityId: 'u' }));
+    expect(mismatch).toMatchObject({ status: 202, code: 'INVALID_RESPONSE', retryable: false });
+    expect(mismatch.details).toEqual([{ path: 'userMessage.id', message: expect.any(String) }]);
+    await expect(caught(client.teeStatus())).resolves.toMatchObject({ code: 'INVALID_RESPONSE' });
+  });
+
+  it('gives NETWORK_ERROR (status 0, retryable) when fetch fails', async () => {
+    const { fetch } = stubFetch(() => {
+      throw new TypeError('fetch failed');
+    });
+    const error = await caught(createParleyClient({ baseUrl: 'http://x', fetch }).health());
+    expect(error).toMatchObject({ status: 0, code: 'NETWORK_ERROR', retryable: true });
+    expect(error.cause).toBeInstanceOf(TypeError);
+  });
+
+  it('gives TIMEOUT (status 0) when no answer comes in time', async () => {
+    const { fetch } = stubFetch(hang);
+    const error = await caught(
+      createParleyClient({ baseUrl: 'http://x', fetch, timeout: 20 }).health(),
+    );
+    expect(error).toMatchObject({ status: 0, code: 'TIMEOUT', retryable: true });
+  });
+
+  it('gives ABORTED, not retryable, when the caller aborts', async () => {
+    const { fetch } = stubFetch(hang);
+    const controller = new AbortController();
+    const pending = caught(
+      createParleyClient({ baseUrl: 'http://x', fetch }).sendMessage(
+        channelId,
+        { text: 'hi', entityId: 'u', mode: 'sync' },
+        { signal: controller.signal },
+      ),
+    );
+    controller.abort();
+    await expect(pending).resolves.toMatchObject({ status: 0, code: 'ABORTED', retryable: false });
+  });
+
+  it('posts the mode and reads sync and history answers', async () => {
+    const { fetch, requests } = stubFetch(
+      () =>
+        json({
+          success: true,
+          userMessage: { id: 'm1', text: 'hi' },
+          agentResponse: { text: 'Hello.', actions: ['REPLY'] },
+        }),
+      () => json({ success: true, data: [] }),
+    );
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const reply = await client.sendMessage(channelId, { text: 'hi', entityId: 'u', mode: 'sync' });
+    expect(reply.agentResponse.text).toBe('Hello.');
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      url: `http://x/api/messaging/channels/${channelId}/messages`,
+      body: { text: 'hi', entityId: 'u', mode: 'sync' },
+    });
+    await client.channelMessages(channelId, { limit: 5, before: new Date(0) });
+    expect(requests[1]!.url).toBe(
+      `http://x/api/messaging/channels/${channelId}/messages?limit=5&before=1970-01-01T00%3A00%3A00.000Z`,
+    );
+  });
+});

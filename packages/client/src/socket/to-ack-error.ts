@@ -1,0 +1,13 @@
+import { ERROR_CODES, isErrorCode } from '@parley/core';
+import { ParleyClientError } from '../client-error';
+
+/** The error of an `{ status: 'error' }` acknowledgment, with the HTTP status its code maps to. */
+export function toAckError(error: { code: string; message: string }): ParleyClientError {
+  const status = isErrorCode(error.code) ? ERROR_CODES[error.code] : 500;
+  return new ParleyClientError(status, error.code, error.message);
+}
+
+/** The error of an acknowledgment that did not arrive in time. */
+export function ackTimeoutError(what: string, timeout: number): ParleyClientError {
+  return new ParleyClientError(0, 'TIMEOUT', `No acknowledgment for ${what} within ${timeout} ms`);
+}

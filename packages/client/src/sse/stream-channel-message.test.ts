@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { ParleyClientError } from '../client-error';
+import { createParleyClient } from '../rest/create-parley-client';
+import { block, json, sse, stubFetch } from '../test/stub-fetch';
+import type { ChannelStreamEvent } from './stream-channel-message';
+
+const channelId = '0b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c';
+const userMessage = block('user_message', 0, { id: 'u1', text: 'hi' });
+const chunk = (id: number, text: string) =>
+  block('chunk', id, { messageId: 'r1', chunk: text, index: id - 1 });
+const done = (id: number) => block('done', id, { text: 'Hello there', actions: ['REPLY'] });
+
+/** Collects the events of a stream and what it finally threw. */
+async function drain(stream: AsyncIterable<ChannelStreamEvent>) {
+  const events: ChannelStreamEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+    return { events, error: undefined };
+  } catch (error) {
+    if (!ParleyClientError.isInstance(error)) throw error;
+    return { events, error };
+  }
+}
+
+function streamOf(fetch: typeof globalThis.fetch, resume?: boolean) {
+  const client = createParleyClient({ baseUrl: 'http://x', fetch });
+  return client.sendMessage(channelId, { text: 'hi', entityId: 'u', mode: 'stream' }, { resume });
+}
+
+describe('sendMessage in stream mode', () => {
+  it('yields typed events with their ids, keep-alives ignored, and ends after done', async () => {
+    const { fetch, requests } = stubFetch(
+      () =>
+        sse([userMessage, ': keep-alive\n\n', chunk(1, 'Hello'), chunk(2, ' there'), done(3)])
+          .response,
+    );
+    const { events, error } = await drain(streamOf(fetch));
+    expect(error).toBeUndefined();
+    expect(events).toEqual([
+      { event: 'user_message', id: '0', data: { id: 'u1', text: 'hi' } },
+      { event: 'chunk', id: '1', data: { messageId: 'r1', chunk: 'Hello', index: 0 } },
+      { event: 'chunk', id: '2', data: { messageId: 'r1', chunk: ' there', index: 1 } },
+      { event: 'done', id: '3', data: { text: 'Hello there', actions: ['REPLY'] } },
+    ]);
+    expect(requests[0]!.headers.accept).toBe('text/event-stream');
+    expect(requests[0]!.body).toMatchObject({ mode: 'stream' });
+  });
+
+  it('throws an error event as ParleyClientError after the events before it', async () => {
+    const { fetch } = stubFetch(
+      () =>
+        sse([
+          userMessage,
+          chunk(1, 'Hel'),
+          block('error', 2, { code: 'MODEL_ERROR', message: 'down' }),
+        ]).response,
+    );
+    const { events, error } = await drain(streamOf(fetch));
+    expect(events.map((event) => event.event)).toEqual(['user_message', 'chunk']);
+    expect(error).toMatchObject({
+      status: 502,
+      code: 'MODEL_ERROR',
+      message: 'down',
+      retryable: true,
+    });
+  });
+
+  it('rejects a known event with malformed data as INVALID_RESPONSE', async () => {
+    const { fetch } = stubFetch(() => sse([block('chunk', 0, { chunk: 1 })]).response);
+    const { error } = await drain(streamOf(fetch));
+    expect(error).toMatchObject({ code: 'INVALID_RESPONSE' });
+  });
+
+  it('maps an error status before the stream to the server error', async () => {
+    const { fetch } = stubFetch(() =>
+      json({ success: false, error: { code: 'NOT_FOUND', message: 'Unknown agent' } }, 404),
+    );
+    const { events, error } = await drain(streamOf(fetch));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('resumes with Last-Event-ID after a drop, when the server continues from it', async () => {
+    const { fetch, requests } = stubFetch(
+      () => sse([userMessage, chunk(1, 'Hello')], { fail: true }).response,
+      () => sse([chunk(2, ' there'), done(3)]).response,
+    );
+    const { events, error } = await drain(streamOf(fetch));
+    expect(error).toBeUndefined();
+    expect(events.map((event) => event.id)).toEqual(['0', '1', '2', '3']);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.headers['last-event-id']).toBeUndefined();
+    expect(requests[1]!.headers['last-event-id']).toBe('1');
+    expect(requests[1]!.body).toEqual(requests[0]!.body);
+  });
+
+  it('also resumes when the body simply ends before done', async () => {
+    const { fetch, requests } = stubFetch(
+      () => sse([userMessage]).response,
+      () => sse([chunk(1, 'Hi'), done(2)]).response,
+    );
+    const { events } = await drain(streamOf(fetch));
+    expect(events.map((event) => event.event)).toEqual(['user_message', 'chunk', 'done']);
+    expect(requests[1]!.headers['last-event-id']).toBe('0');
+  });
+
+  it('stops with STREAM_INTERRUPTED, yielding nothing twice, when the server starts over', async () => {
+    const restarted = sse([userMessage, chunk(1, 'Hello'), done(2)]);
+    const { fetch, requests } = stubFetch(
+      () => sse([userMessage, chunk(1, 'Hello')], { fail: true }).response,
+      () => restarted.response,
+    );
+    const { events, error } = await drain(streamOf(fetch));
+    expect(events.map((event) => event.id)).toEqual(['0', '1']);
+    expect(error).toMatchObject({
+      status: 0,
+      code: 'STREAM_INTERRUPTED',
+      retryable: false,
+      details: { lastEventId: '1' },
+    });
+    expect(requests).toHaveLength(2);
+    await restarted.cancelled;
+  });
+
+  it('stops with STREAM_INTERRUPTED when the server refuses the resume request', async () => {
+    const { fetch } = stubFetch(
+      () => sse([userMessage], { fail: true }).response,
+      () => json({ success: false, error: { code: 'CONFLICT', message: 'no' } }, 409),
+    );
+    const { error } = await drain(streamOf(fetch));
+    expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED', details: { lastEventId: '0' } });
+    expect(error?.cause).toMatchObject({ status: 409 });
+  });
+
+  it('does not send the request again when resume is off', async () => {
+    const { fetch, requests } = stubFetch(() => sse([userMessage], { fail: true }).response);
+    const { error } = await drain(streamOf(fetch, false));
+    expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('gives up after maxResumeAttempts drops', async () => {
+    let id = 0;
+    const { fetch, requests } = stubFetch(
+      () =>
+        sse([block('chunk', id, { messageId: 'r', chunk: 'x', index: id++ })], { fail: true })
+          .response,
+    );
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const stream = client.sendMessage(
+      channelId,
+      { text: 'hi', entityId: 'u', mode: 'stream' },
+      { maxResumeAttempts: 2 },
+    );
+    const { events, error } = await drain(stream);
+    expect(events).toHaveLength(3);
+    expect(requests).toHaveLength(3);
+    expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED', details: { lastEventId: '2' } });
+  });
+
+  it('throws ABORTED and cancels the body when the caller aborts mid-stream', async () => {
+    const controller = new AbortController();
+    const { fetch } = stubFetch((request) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(stream) {
+          stream.enqueue(new TextEncoder().encode(userMessage));
+          request.signal?.addEventListener('abort', () => stream.error(request.signal?.reason));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    });
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const stream = client.sendMessage(
+      channelId,
+      { text: 'hi', entityId: 'u', mode: 'stream' },
+      { signal: controller.signal },
+    );
+    const seen: string[] = [];
+    const error: unknown = await (async () => {
+      for await (const event of stream) {
+        seen.push(event.event);
+        controller.abort();
+      }
+    })().catch((reason: unknown) => reason);
+    expect(seen).toEqual(['user_message']);
+    expect(error).toMatchObject({ code: 'ABORTED', retryable: false });
+  });
+});
