@@ -105,6 +105,28 @@ describe('the event socket client', () => {
     expect(inBoth.rooms).toEqual([first]);
   });
 
+  it('drops events of rooms it did not join, and malformed ones, even when the server sends them', async () => {
+    const invalid: string[] = [];
+    const socket = connectSocket({
+      baseUrl: running.url,
+      onInvalidEvent: (error) => invalid.push(error.code),
+    });
+    sockets.push(socket);
+    await nextEvent(socket.onConnectionChange, (state) => state.status === 'connected');
+    const [joined, other] = [randomUUID(), randomUUID()];
+    await socket.joinRoom(joined, 'user-1');
+    const seen = collect<{ roomId: string }>((listener) => socket.on('userTyping', listener));
+    const last = nextEvent((listener) => socket.on('userTyping', listener));
+    // io.emit reaches every connection whatever its rooms: only the client's own filter stands in the way.
+    running.server.io.emit('userTyping', { roomId: other, userId: 'x', isTyping: true });
+    running.server.io.emit('userTyping', { roomId: joined } as never);
+    running.server.io.emit('userTyping', { roomId: joined, userId: 'y', isTyping: false });
+    await last;
+    seen.stop();
+    expect(seen.values).toEqual([{ roomId: joined, userId: 'y', isTyping: false }]);
+    expect(invalid).toEqual(['INVALID_RESPONSE']);
+  });
+
   it('relays presence and typing between two clients', async () => {
     const [alice, bob] = [await connected(), await connected()];
     const roomId = randomUUID();

@@ -104,6 +104,20 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
   const connectionListeners = new Set<(state: ConnectionState) => void>();
   let connectedBefore = false;
 
+  const roomListeners = new Map<RoomEventName, Set<(payload: unknown) => void>>();
+
+  function dispatch(event: RoomEventName, payload: unknown) {
+    const parsed = ROOM_EVENT_SCHEMAS[event].safeParse(payload);
+    if (!parsed.success) {
+      options.onInvalidEvent?.(invalidResponseError(0, `"${event}" event`, parsed.error.issues));
+      return;
+    }
+    const { roomId } = parsed.data as { roomId?: string };
+    // A messageError without a room answers something this client sent: it is always ours.
+    if (roomId !== undefined && !rooms.has(roomId.toLowerCase())) return;
+    for (const listener of roomListeners.get(event) ?? []) listener(parsed.data);
+  }
+
   const report = (state: ConnectionState) => {
     for (const listener of connectionListeners) listener(state);
   };
@@ -232,25 +246,18 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
       socket.emit('typing', { roomId, userId, isTyping });
     },
     on(event, listener) {
-      const schema = ROOM_EVENT_SCHEMAS[event];
-      const filtered = (payload: unknown) => {
-        const parsed = schema.safeParse(payload);
-        if (!parsed.success) {
-          options.onInvalidEvent?.(
-            invalidResponseError(0, `"${event}" event`, parsed.error.issues),
-          );
-          return;
-        }
-        const { roomId } = parsed.data as { roomId?: string };
-        // A messageError without a room answers something this client sent: it is always ours.
-        if (roomId !== undefined && !rooms.has(roomId.toLowerCase())) return;
-        (listener as (payload: unknown) => void)(parsed.data);
-      };
-      // The wrapper takes the raw payload, so it is registered on the untyped view of the socket.
-      const untyped = socket as unknown as Socket;
-      const name: string = event;
-      untyped.on(name, filtered);
-      return () => void untyped.off(name, filtered);
+      let listeners = roomListeners.get(event);
+      if (!listeners) {
+        listeners = new Set();
+        roomListeners.set(event, listeners);
+        // One socket.io handler per event: each payload is validated and reported once, however many listen.
+        const untyped = socket as unknown as Socket;
+        const name: string = event;
+        untyped.on(name, (payload: unknown) => dispatch(event, payload));
+      }
+      const registered = listener as (payload: unknown) => void;
+      listeners.add(registered);
+      return () => void listeners.delete(registered);
     },
     onConnectionChange(listener) {
       connectionListeners.add(listener);
