@@ -147,7 +147,7 @@ describe('REST calls against a real server', () => {
     expect(error).toMatchObject({ status: 0, code: 'NETWORK_ERROR', retryable: true });
   });
 
-  it('resends Last-Event-ID after a dropped stream and stops cleanly, as this server starts over', async () => {
+  it('with resume on, resends Last-Event-ID after a drop and stops cleanly, as this server starts over', async () => {
     const seen: Headers[] = [];
     // Cuts the first response after two events, the way a proxy dropping the connection would.
     const droppingFetch: typeof fetch = async (input, init) => {
@@ -178,11 +178,11 @@ describe('REST calls against a real server', () => {
     const events: ChannelStreamEvent[] = [];
     const error = await rejection(
       (async () => {
-        const stream = dropping.sendMessage(randomUUID(), {
-          text: 'Hello there',
-          entityId: 'u',
-          mode: 'stream',
-        });
+        const stream = dropping.sendMessage(
+          randomUUID(),
+          { text: 'Hello there', entityId: 'u', mode: 'stream' },
+          { resume: true },
+        );
         for await (const event of stream) events.push(event);
       })(),
     );

@@ -85,7 +85,7 @@ describe('sendMessage in stream mode', () => {
       () => sse([userMessage, chunk(1, 'Hello')], { fail: true }).response,
       () => sse([chunk(2, ' there'), done(3)]).response,
     );
-    const { events, error } = await drain(streamOf(fetch));
+    const { events, error } = await drain(streamOf(fetch, true));
     expect(error).toBeUndefined();
     expect(events.map((event) => event.id)).toEqual(['0', '1', '2', '3']);
     expect(requests).toHaveLength(2);
@@ -99,7 +99,7 @@ describe('sendMessage in stream mode', () => {
       () => sse([userMessage]).response,
       () => sse([chunk(1, 'Hi'), done(2)]).response,
     );
-    const { events } = await drain(streamOf(fetch));
+    const { events } = await drain(streamOf(fetch, true));
     expect(events.map((event) => event.event)).toEqual(['user_message', 'chunk', 'done']);
     expect(requests[1]!.headers['last-event-id']).toBe('0');
   });
@@ -110,7 +110,7 @@ describe('sendMessage in stream mode', () => {
       () => sse([userMessage, chunk(1, 'Hello')], { fail: true }).response,
       () => restarted.response,
     );
-    const { events, error } = await drain(streamOf(fetch));
+    const { events, error } = await drain(streamOf(fetch, true));
     expect(events.map((event) => event.id)).toEqual(['0', '1']);
     expect(error).toMatchObject({
       status: 0,
@@ -127,14 +127,14 @@ describe('sendMessage in stream mode', () => {
       () => sse([userMessage], { fail: true }).response,
       () => json({ success: false, error: { code: 'CONFLICT', message: 'no' } }, 409),
     );
-    const { error } = await drain(streamOf(fetch));
+    const { error } = await drain(streamOf(fetch, true));
     expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED', details: { lastEventId: '0' } });
     expect(error?.cause).toMatchObject({ status: 409 });
   });
 
-  it('does not send the request again when resume is off', async () => {
+  it('does not send the request again unless resume is on (the default)', async () => {
     const { fetch, requests } = stubFetch(() => sse([userMessage], { fail: true }).response);
-    const { error } = await drain(streamOf(fetch, false));
+    const { error } = await drain(streamOf(fetch));
     expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED' });
     expect(requests).toHaveLength(1);
   });
@@ -150,7 +150,7 @@ describe('sendMessage in stream mode', () => {
     const stream = client.sendMessage(
       channelId,
       { text: 'hi', entityId: 'u', mode: 'stream' },
-      { maxResumeAttempts: 2 },
+      { resume: true, maxResumeAttempts: 2 },
     );
     const { events, error } = await drain(stream);
     expect(events).toHaveLength(3);

@@ -21,8 +21,10 @@ export interface StreamOptions {
   /** How long to wait for the response headers (ms; default: the client's timeout). */
   timeout?: number;
   /**
-   * After a dropped connection, send the request again with `Last-Event-ID` (default true). Only a server
-   * that continues after that id is followed; otherwise the iteration throws `STREAM_INTERRUPTED`.
+   * After a dropped connection, send the request again with `Last-Event-ID` (default false). Opt in only
+   * for a server (or proxy) that replays by event id: a Parley server does not, so the repeated request would
+   * post the user message again. Only a server that continues after that id is followed; otherwise the
+   * iteration throws `STREAM_INTERRUPTED`.
    */
   resume?: boolean;
   /** Most resume attempts for one stream (default 3). */
@@ -47,7 +49,7 @@ export async function* streamChannelMessage(
   message: Omit<ChannelMessageRequestInput, 'mode'>,
   options: StreamOptions = {},
 ): AsyncGenerator<ChannelStreamEvent, void, undefined> {
-  const maxResumeAttempts = options.resume === false ? 0 : (options.maxResumeAttempts ?? 3);
+  const maxResumeAttempts = options.resume === true ? (options.maxResumeAttempts ?? 3) : 0;
   const path = `/api/messaging/channels/${encodeURIComponent(channelId)}/messages`;
   const body = { ...message, mode: 'stream' };
   let lastEventId: string | undefined;
