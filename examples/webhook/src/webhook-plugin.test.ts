@@ -1,4 +1,10 @@
-import { runPluginTests, startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
+import {
+  expectStatus,
+  fetchRoute,
+  runPluginTests,
+  startTestServer,
+  type TestServer,
+} from '@parley/plugin-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookPlugin } from './webhook-plugin';
 
@@ -103,5 +109,49 @@ describe('the plugin’s own suites', () => {
     });
     expect(report.results.filter((result) => !result.ok)).toEqual([]);
     expect(report.passed).toBe(8);
+  });
+});
+
+describe('runPluginTests', () => {
+  it('reports a suite that fails against the live server as a failed result, not a throw', async () => {
+    const expectsTeapot = {
+      ...webhookPlugin,
+      tests: [
+        {
+          name: 'wrong expectations',
+          tests: [
+            {
+              name: 'expects 418',
+              fn: async (runtime: Parameters<typeof fetchRoute>[0]) => {
+                await expectStatus(await fetchRoute(runtime, '/webhook', { method: 'POST' }), 418);
+              },
+            },
+            { name: 'passes', fn: () => undefined },
+          ],
+        },
+      ],
+    };
+    const report = await runPluginTests(expectsTeapot);
+    expect(report.passed).toBe(1);
+    expect(report.failed).toBe(1);
+    expect(report.results[0]).toMatchObject({
+      suite: 'wrong expectations',
+      test: 'expects 418',
+      agent: 'Plugin Test Agent',
+      ok: false,
+      error: expect.stringMatching(/^expected HTTP 418 from .*\/webhook\?agentId=.*, got 400: /),
+    });
+  });
+
+  it('rejects with the server’s start-up error when the plugin cannot start', async () => {
+    const failing = {
+      ...webhookPlugin,
+      init: () => {
+        throw new Error('missing licence');
+      },
+    };
+    await expect(runPluginTests(failing)).rejects.toThrow(
+      'plugin "webhook" failed to start for agent Plugin Test Agent',
+    );
   });
 });
