@@ -1,0 +1,75 @@
+// Child process: one client sending requests one after the other (the next leaves when the previous answer
+// is complete), timing each. `mode` is `sync` (time to the whole answer) or `stream` (time to the first
+// `event: chunk`, and to the end of the stream).
+import http from 'node:http';
+import { childConfig } from './child.mjs';
+import { cpuMark, cpuPercentSince, msSince } from './stats.mjs';
+
+const { url, path, body, mode, warmupRequests, durationMs, maxRequests } = childConfig();
+const target = new URL(path, url);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const payload = Buffer.from(JSON.stringify(body));
+
+function send() {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let firstChunkMs;
+    let text = '';
+    const request = http.request(
+      target,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': payload.length },
+      },
+      (response) => {
+        response.setEncoding('utf8');
+        response.on('data', (data) => {
+          if (firstChunkMs !== undefined) return;
+          text += data;
+          if (mode === 'stream' && text.includes('event: chunk')) firstChunkMs = msSince(start);
+        });
+        response.on('end', () => {
+          const totalMs = msSince(start);
+          // A request counts only when the agent really answered: a reply with text, or a streamed chunk.
+          const answered =
+            mode === 'stream'
+              ? firstChunkMs !== undefined
+              : JSON.parse(text).agentResponse?.text !== '';
+          const ok = response.statusCode === 200 && answered;
+          resolve({ ok, status: response.statusCode, totalMs, firstChunkMs });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+for (let index = 0; index < warmupRequests; index++) await send();
+// The runner starts measuring the server (CPU, profile) between warm-up and measurement.
+process.send({ type: 'warmed-up' });
+await new Promise((resolve) => process.once('message', resolve));
+
+const total = [];
+const firstChunk = [];
+let errors = 0;
+let lastError;
+const started = process.hrtime.bigint();
+const mark = cpuMark();
+while (total.length + errors < maxRequests && msSince(started) < durationMs) {
+  const result = await send();
+  if (!result.ok) {
+    errors += 1;
+    lastError = `status ${result.status}${result.status === 200 ? ' without a reply' : ''}`;
+    continue;
+  }
+  total.push(result.totalMs);
+  if (result.firstChunkMs !== undefined) firstChunk.push(result.firstChunkMs);
+}
+const elapsedMs = msSince(started);
+agent.destroy();
+const clientCpu = cpuPercentSince(mark);
+process.send({ type: 'result', total, firstChunk, errors, lastError, elapsedMs, clientCpu });
+process.disconnect();

@@ -1,0 +1,70 @@
+// Child process: the Parley server under test, alone on its event loop so that load generators and the
+// model server do not steal its time. Run with --expose-gc so that memory can be read after a collection.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { writeHeapSnapshot } from 'node:v8';
+import { createLogger, createOpenAICompatibleModel, createServer } from '@parley/server';
+import { childConfig } from './child.mjs';
+
+const { modelUrl, dataDir } = childConfig();
+const server = createServer({
+  port: 0,
+  logger: createLogger('warn'),
+  database: { kind: 'pglite', dataDir },
+  model: createOpenAICompatibleModel({ baseUrl: modelUrl, model: 'fake-model' }),
+  // Settings from the bench's own environment must not change what is measured.
+  env: {},
+});
+const { url } = await server.start();
+
+function usage() {
+  return {
+    cpu: process.cpuUsage(),
+    memory: process.memoryUsage(),
+    maxRssKb: process.resourceUsage().maxRSS,
+  };
+}
+
+async function collectedMemory() {
+  // Two passes with a pause between: weak references and finalizers free more on the second.
+  globalThis.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  globalThis.gc?.();
+  return process.memoryUsage();
+}
+
+// The profiler runs only while a scenario measures, so start-up and migrations stay out of the profile.
+const inspector = new Session();
+
+async function startProfile() {
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+  await inspector.post('Profiler.start');
+}
+
+async function stopProfile(file) {
+  const { profile } = await inspector.post('Profiler.stop');
+  inspector.disconnect();
+  writeFileSync(file, JSON.stringify(profile));
+}
+
+process.on('message', (message) => {
+  if (message.type === 'profile-start') {
+    void startProfile().then(() => process.send({ type: 'profile-started' }));
+  }
+  if (message.type === 'profile-stop') {
+    void stopProfile(message.file).then(() => process.send({ type: 'profile-stopped' }));
+  }
+  if (message.type === 'usage') process.send({ type: 'usage', ...usage() });
+  if (message.type === 'gc-memory') {
+    void collectedMemory().then((memory) => process.send({ type: 'gc-memory', memory }));
+  }
+  if (message.type === 'heap-snapshot') {
+    void collectedMemory().then(() =>
+      process.send({ type: 'heap-snapshot', file: writeHeapSnapshot(message.file) }),
+    );
+  }
+  if (message.type === 'stop') void server.stop().finally(() => process.exit(0));
+});
+process.send({ type: 'ready', url, agentId: server.agents.defaultAgent.agentId });
