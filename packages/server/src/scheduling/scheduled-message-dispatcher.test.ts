@@ -174,6 +174,33 @@ describe.each(kinds)('scheduled messages on $name', ({ create, skip, name }) => 
     },
   );
 
+  it.skipIf(skip)(
+    'keeps its default poll interval when the option is passed as undefined',
+    async () => {
+      const { agents, messaging } = processOn(database, clock);
+      const store = new ScheduledMessageStore(database.db);
+      let claims = 0;
+      const claimDue = store.claimDue.bind(store);
+      store.claimDue = (...args) => {
+        claims += 1;
+        return claimDue(...args);
+      };
+      const dispatcher = new ScheduledMessageDispatcher({
+        store,
+        messaging,
+        agents,
+        logger,
+        pollIntervalMs: undefined,
+      });
+      dispatcher.start();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await dispatcher.stop();
+      // 250 ms polls make about 3 claims in 600 ms; the bug this guards against made hundreds.
+      expect(claims).toBeGreaterThanOrEqual(1);
+      expect(claims).toBeLessThanOrEqual(4);
+    },
+  );
+
   it.skipIf(skip)('posts on its own timer once started', async () => {
     const realClock = processOn(database, { now: new Date() });
     const agents = realClock.agents;

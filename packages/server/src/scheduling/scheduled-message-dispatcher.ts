@@ -37,22 +37,25 @@ const CLAIM_BATCH = 50;
  * second post (after a crash between posting and marking sent) is a conflict, not a duplicate.
  */
 export class ScheduledMessageDispatcher {
-  readonly #options: Required<
-    Omit<DispatcherOptions, 'store' | 'messaging' | 'agents' | 'logger'>
-  > &
-    DispatcherOptions;
+  readonly #options: DispatcherOptions & {
+    pollIntervalMs: number;
+    leaseMs: number;
+    maxAttempts: number;
+    now: () => Date;
+  };
   readonly #worker = randomUUID();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #stopped = true;
 
   constructor(options: DispatcherOptions) {
+    // `??` rather than a spread of defaults: an option passed as undefined must not erase its default.
     this.#options = {
-      pollIntervalMs: 250,
-      leaseMs: 30_000,
-      maxAttempts: 5,
-      now: () => new Date(),
       ...options,
+      pollIntervalMs: options.pollIntervalMs ?? 250,
+      leaseMs: options.leaseMs ?? 30_000,
+      maxAttempts: options.maxAttempts ?? 5,
+      now: options.now ?? (() => new Date()),
     };
   }
 
