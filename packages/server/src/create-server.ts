@@ -113,7 +113,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger: logger.child({ agent: character.name }),
   }));
   const database = createDatabase(options.database ?? { kind: 'pglite', dataDir: '.parley' });
-  const store = new MessageStore(database.db);
+  const store = new MessageStore(database.db, () => database.sync());
   const messaging = new MessagingService({
     store,
     agents,
@@ -121,7 +121,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
   });
   const scheduler = new ScheduledMessageDispatcher({
-    store: new ScheduledMessageStore(database.db),
+    store: new ScheduledMessageStore(database.db, () => database.sync()),
     messaging,
     agents,
     logger,

@@ -22,7 +22,14 @@ export type NewScheduledMessage = Omit<ScheduledMessageRecord, 'attempts'>;
  * process that dies mid-dispatch releases its rows when the lease runs out.
  */
 export class ScheduledMessageStore {
-  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+  /**
+   * @param db the database.
+   * @param sync makes a scheduled message durable before `schedule` resolves (see `Database.sync`).
+   */
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly sync: () => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   /** Stores a message to post at `sendAt`. */
   async schedule(message: NewScheduledMessage): Promise<void> {
@@ -43,6 +50,7 @@ export class ScheduledMessageStore {
         last_error: null,
       })
       .execute();
+    await this.sync();
   }
 
   /** Claims up to `limit` due messages for `worker` until `now + leaseMs`. */

@@ -22,8 +22,7 @@ export class BatchWriter<T> {
       this.#queue.push({ item, resolve, reject });
       if (!this.#running) {
         this.#running = true;
-        // A microtask lets the writes of the current tick join the first batch.
-        queueMicrotask(() => void this.#drain());
+        void this.#drain();
       }
     });
   }
@@ -35,6 +34,9 @@ export class BatchWriter<T> {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
+      // setImmediate, not a microtask: it lets pending I/O run first, so requests that arrived meanwhile join
+      // this batch. A microtask would start the next write before a single new request was read.
+      await new Promise((resolve) => setImmediate(resolve));
       const batch = this.#queue.splice(0, this.maxBatch);
       try {
         await this.writeBatch(batch.map((entry) => entry.item));

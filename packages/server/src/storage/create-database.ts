@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { type Dialect, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
 import { createPGliteDialect } from './pglite-dialect';
+import { createPGliteWalSync } from './pglite-wal-sync';
 import type { DatabaseSchema } from './schema';
 
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
@@ -18,6 +19,11 @@ export interface Database {
   readonly kind: DatabaseLocation['kind'];
   /** Runs every pending migration. Kysely's migrator takes a lock, so processes may race safely. */
   migrate(logger?: Logger): Promise<void>;
+  /**
+   * Makes every commit so far durable against power loss. PostgreSQL does this at commit and PGlite in memory
+   * has nothing to make durable, so only an embedded database on disk does any work here.
+   */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,10 +32,12 @@ export interface Database {
  * migrations serve both: both are PostgreSQL.
  */
 export function createDatabase(location: DatabaseLocation): Database {
-  const db = new Kysely<DatabaseSchema>({ dialect: dialectFor(location) });
+  const { dialect, sync, release } = dialectFor(location);
+  const db = new Kysely<DatabaseSchema>({ dialect });
   return {
     db,
     kind: location.kind,
+    sync,
     async migrate(logger) {
       const migrator = new Migrator({ db, provider: migrationProvider });
       const { error, results } = await migrator.migrateToLatest();
@@ -40,18 +48,31 @@ export function createDatabase(location: DatabaseLocation): Database {
       if (error)
         throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
-    close: () => db.destroy(),
+    async close() {
+      await release();
+      await db.destroy();
+    },
   };
 }
 
-function dialectFor(location: DatabaseLocation) {
+const nothing = () => Promise.resolve();
+
+function dialectFor(location: DatabaseLocation): {
+  dialect: Dialect;
+  sync: () => Promise<void>;
+  release: () => Promise<void>;
+} {
   if (location.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: location.url, max: location.poolSize ?? 10 });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
-    return new PostgresDialect({ pool });
+    return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing };
   }
-  if (location.dataDir === 'memory') return createPGliteDialect(new PGlite());
+  if (location.dataDir === 'memory') {
+    return { dialect: createPGliteDialect(new PGlite()), sync: nothing, release: nothing };
+  }
   mkdirSync(location.dataDir, { recursive: true });
-  return createPGliteDialect(new PGlite(location.dataDir));
+  const pglite = new PGlite(location.dataDir);
+  const wal = createPGliteWalSync(pglite, location.dataDir);
+  return { dialect: createPGliteDialect(pglite), sync: wal.sync, release: wal.close };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SERVER_ID } from '@parley/core';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TestDatabase } from '../../test/databases';
 import { createDatabase, type Database } from './create-database';
@@ -26,7 +27,7 @@ function newMessage(
   };
 }
 
-describe.each(kinds)('message store on $name', ({ create, skip }) => {
+describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
   // One database per kind: every test works in channels of its own.
   let testDatabase: TestDatabase | undefined;
   let database: Database | undefined;
@@ -36,7 +37,7 @@ describe.each(kinds)('message store on $name', ({ create, skip }) => {
     testDatabase ??= await create();
     database = createDatabase(testDatabase.location);
     await database.migrate();
-    store = new MessageStore(database.db);
+    store = new MessageStore(database.db, () => database!.sync());
     return store;
   }
 
@@ -110,12 +111,38 @@ describe.each(kinds)('message store on $name', ({ create, skip }) => {
     ]);
   });
 
+  it.skipIf(skip)(
+    'acknowledges a write only after the sync that follows it, once per batch',
+    async () => {
+      let syncs = 0;
+      const syncing = new MessageStore(database!.db, () => {
+        syncs += 1;
+        return Promise.resolve();
+      });
+      const channelId = randomUUID();
+      const syncsSeen = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          syncing.insert(newMessage(channelId, `m${i}`)).then(() => syncs),
+        ),
+      );
+      expect(syncsSeen.every((count) => count >= 1)).toBe(true);
+      expect(syncs).toBeLessThan(50);
+    },
+  );
+
   it.skipIf(skip)('keeps acknowledged writes across a reopen', async () => {
     const channelId = randomUUID();
+    await store.insert(newMessage(channelId, 'durable'));
+    // Across a switch to a new WAL segment, too (PGlite syncs the segment itself; PostgreSQL does nothing).
+    if (name === 'pglite') await sql`select pg_switch_wal()`.execute(database!.db);
+    await database!.sync();
     await store.insert(newMessage(channelId, 'durable'));
     await database!.close();
     const reopened = await open();
     // A fresh store has no cache: what it lists comes from disk.
-    expect((await reopened.list(channelId, { limit: 1 }))[0]?.content).toBe('durable');
+    expect((await reopened.list(channelId, { limit: 5 })).map((m) => m.content)).toEqual([
+      'durable',
+      'durable',
+    ]);
   });
 });

@@ -55,18 +55,27 @@ function toStored(message: NewMessage): StoredMessage {
   };
 }
 
+/** How many channel ids the store remembers as existing. */
+const KNOWN_CHANNELS_LIMIT = 50_000;
+
 /**
- * Channels and messages. Inserts are group-committed: a message is durable when `insert` resolves, and
- * concurrent inserts share a round trip.
+ * Channels and messages. Inserts are group-committed: a message is durable when `insert` resolves (the batch
+ * is written and `sync` has run), and concurrent inserts share one round trip and one sync.
  */
 export class MessageStore {
   readonly #db: Kysely<DatabaseSchema>;
+  readonly #sync: () => Promise<void>;
   readonly #writer: BatchWriter<NewMessage>;
-  /** Channels known to exist, so a busy channel costs no upsert per message. */
+  /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; oldest forgotten first. */
   readonly #knownChannels = new Set<string>();
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  /**
+   * @param db the database.
+   * @param sync makes the written batch durable (see `Database.sync`).
+   */
+  constructor(db: Kysely<DatabaseSchema>, sync: () => Promise<void> = () => Promise.resolve()) {
     this.#db = db;
+    this.#sync = sync;
     this.#writer = new BatchWriter((batch) => this.#writeBatch(batch));
   }
 
@@ -171,6 +180,15 @@ export class MessageStore {
         })),
       )
       .execute();
-    for (const channelId of newChannels.keys()) this.#knownChannels.add(channelId);
+    await this.#sync();
+    for (const channelId of newChannels.keys()) this.#remember(channelId);
+  }
+
+  #remember(channelId: string) {
+    if (this.#knownChannels.size >= KNOWN_CHANNELS_LIMIT) {
+      const oldest = this.#knownChannels.values().next().value;
+      if (oldest !== undefined) this.#knownChannels.delete(oldest);
+    }
+    this.#knownChannels.add(channelId);
   }
 }
