@@ -113,7 +113,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger: logger.child({ agent: character.name }),
   }));
   const database = createDatabase(options.database ?? { kind: 'pglite', dataDir: '.parley' });
-  const store = new MessageStore(database.db, () => database.sync());
+  const store = new MessageStore(database.db, {
+    sync: () => database.sync(),
+    // One process owns an embedded database, so its recent messages can be served from memory.
+    recentCache: database.kind === 'pglite' ? 20 : 0,
+  });
   const messaging = new MessagingService({
     store,
     agents,

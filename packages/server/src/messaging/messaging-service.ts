@@ -215,9 +215,9 @@ export class MessagingService {
       createExtractor = createReplyExtractor,
     } = this.#options;
     const channelId = userMessage.channel_id;
-    const recent = await store.list(channelId, { limit: historyLimit });
-    // Oldest first, with the message being answered last even when later messages arrived meanwhile.
-    const history = recent.reverse().filter((message) => message.id !== userMessage.id);
+    const recent = await store.recent(channelId, historyLimit);
+    // The message being answered goes last, even when later messages arrived meanwhile.
+    const history = recent.filter((message) => message.id !== userMessage.id);
     history.push(userMessage);
     signal?.throwIfAborted();
     const replyId = randomUUID();

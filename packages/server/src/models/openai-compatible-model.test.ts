@@ -1,5 +1,5 @@
 import { ParleyError } from '@parley/core';
-import { APICallError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from './model-provider';
 import { createOpenAICompatibleModel } from './openai-compatible-model';

@@ -5,7 +5,7 @@ import {
   InvalidResponseDataError,
   JSONParseError,
   TypeValidationError,
-} from 'ai';
+} from '@ai-sdk/provider';
 
 function isMalformed(error: unknown): boolean {
   return (

@@ -16,7 +16,7 @@ const logger = createLogger('silent');
 /** One server process's worth of scheduling, over a shared database location. */
 function processOn(database: Database, clock: { now: Date }, characters = [{ name: 'Eliza' }]) {
   const agents = new AgentRegistry(characters, () => ({ env: {}, serverUrl: () => '', logger }));
-  const store = new MessageStore(database.db);
+  const store = new MessageStore(database.db, { recentCache: 20 });
   const messaging = new MessagingService({ store, agents, model: createElizaModel(), logger });
   const dispatcher = new ScheduledMessageDispatcher({
     store: new ScheduledMessageStore(database.db),

@@ -37,7 +37,7 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
     testDatabase ??= await create();
     database = createDatabase(testDatabase.location);
     await database.migrate();
-    store = new MessageStore(database.db, () => database!.sync());
+    store = new MessageStore(database.db, { sync: () => database!.sync() });
     return store;
   }
 
@@ -115,9 +115,11 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
     'acknowledges a write only after the sync that follows it, once per batch',
     async () => {
       let syncs = 0;
-      const syncing = new MessageStore(database!.db, () => {
-        syncs += 1;
-        return Promise.resolve();
+      const syncing = new MessageStore(database!.db, {
+        sync: () => {
+          syncs += 1;
+          return Promise.resolve();
+        },
       });
       const channelId = randomUUID();
       const syncsSeen = await Promise.all(
@@ -129,6 +131,29 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
       expect(syncs).toBeLessThan(50);
     },
   );
+
+  it.skipIf(skip)('serves recent messages oldest first, from memory or not, the same', async () => {
+    const cached = new MessageStore(database!.db, { recentCache: 5 });
+    const channelId = randomUUID();
+    for (let i = 0; i < 3; i++) await store.insert(newMessage(channelId, `before-${i}`));
+    // First call loads from the database; the writes after it come from memory.
+    expect((await cached.recent(channelId, 5)).map((m) => m.content)).toEqual([
+      'before-0',
+      'before-1',
+      'before-2',
+    ]);
+    for (let i = 0; i < 4; i++) await cached.insert(newMessage(channelId, `after-${i}`));
+    const fromMemory = await cached.recent(channelId, 5);
+    const fromDatabase = await store.recent(channelId, 5);
+    expect(fromMemory.map((m) => m.content)).toEqual([
+      'before-2',
+      'after-0',
+      'after-1',
+      'after-2',
+      'after-3',
+    ]);
+    expect(fromMemory).toEqual(fromDatabase);
+  });
 
   it.skipIf(skip)('keeps acknowledged writes across a reopen', async () => {
     const channelId = randomUUID();

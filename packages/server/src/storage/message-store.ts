@@ -1,6 +1,7 @@
 import { ParleyError, type RawMessage, type StoredMessage } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import { BatchWriter } from './batch-writer';
+import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
 
 /** A message about to be stored. */
@@ -69,13 +70,21 @@ export class MessageStore {
   /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; oldest forgotten first. */
   readonly #knownChannels = new Set<string>();
 
+  readonly #recent: RecentMessagesCache | undefined;
+
   /**
    * @param db the database.
-   * @param sync makes the written batch durable (see `Database.sync`).
+   * @param options.sync makes the written batch durable (see `Database.sync`).
+   * @param options.recentCache how many recent messages per channel to keep in memory (0: none). Only for a
+   *   database this process alone writes, like the embedded one.
    */
-  constructor(db: Kysely<DatabaseSchema>, sync: () => Promise<void> = () => Promise.resolve()) {
+  constructor(
+    db: Kysely<DatabaseSchema>,
+    options: { sync?: () => Promise<void>; recentCache?: number } = {},
+  ) {
     this.#db = db;
-    this.#sync = sync;
+    this.#sync = options.sync ?? (() => Promise.resolve());
+    this.#recent = options.recentCache ? new RecentMessagesCache(options.recentCache) : undefined;
     this.#writer = new BatchWriter((batch) => this.#writeBatch(batch));
   }
 
@@ -91,7 +100,20 @@ export class MessageStore {
       }
       throw error;
     }
-    return toStored(message);
+    const stored = toStored(message);
+    this.#recent?.add(stored);
+    return stored;
+  }
+
+  /** The last `limit` messages of a channel, oldest first (from memory when the store keeps them). */
+  async recent(channelId: string, limit: number): Promise<StoredMessage[]> {
+    const load = async () => (await this.list(channelId, { limit })).reverse();
+    if (!this.#recent || limit > this.#recent.capacity) return load();
+    return this.#recent.recent(channelId, limit, () =>
+      this.list(channelId, { limit: this.#recent!.capacity }).then((messages) =>
+        messages.reverse(),
+      ),
+    );
   }
 
   /** A channel, if it exists. */

@@ -1,0 +1,63 @@
+import type { StoredMessage } from '@parley/core';
+
+/**
+ * The last messages of the busiest channels, oldest first, so that building a prompt costs no query. Only
+ * valid while this process writes every message of a channel (the embedded database): the store feeds it each
+ * message it writes. Bounded in channels (least recently used forgotten first) and in messages per channel.
+ */
+export class RecentMessagesCache {
+  readonly #channels = new Map<string, StoredMessage[]>();
+  /** Messages written while a channel's history was being loaded, merged in when it arrives. */
+  readonly #pending = new Map<string, StoredMessage[]>();
+
+  constructor(
+    readonly capacity: number,
+    private readonly maxChannels = 1000,
+  ) {}
+
+  /** The last `limit` messages of a channel, oldest first, loading them once on a miss. */
+  async recent(
+    channelId: string,
+    limit: number,
+    load: () => Promise<StoredMessage[]>,
+  ): Promise<StoredMessage[]> {
+    let messages = this.#channels.get(channelId);
+    if (messages) {
+      // Re-inserting keeps the Map in least-recently-used order.
+      this.#channels.delete(channelId);
+      this.#channels.set(channelId, messages);
+    } else {
+      const pending: StoredMessage[] = [];
+      this.#pending.set(channelId, pending);
+      try {
+        const loaded = await load();
+        const known = new Set(loaded.map((message) => message.id));
+        messages = [...loaded, ...pending.filter((message) => !known.has(message.id))].slice(
+          -this.capacity,
+        );
+      } finally {
+        this.#pending.delete(channelId);
+      }
+      this.#store(channelId, messages);
+    }
+    return messages.slice(-limit);
+  }
+
+  /** Records a message just written. */
+  add(message: StoredMessage): void {
+    const channelId = message.channel_id;
+    this.#pending.get(channelId)?.push(message);
+    const messages = this.#channels.get(channelId);
+    if (!messages) return;
+    messages.push(message);
+    if (messages.length > this.capacity) messages.shift();
+  }
+
+  #store(channelId: string, messages: StoredMessage[]) {
+    if (this.#channels.size >= this.maxChannels) {
+      const oldest = this.#channels.keys().next().value;
+      if (oldest !== undefined) this.#channels.delete(oldest);
+    }
+    this.#channels.set(channelId, messages);
+  }
+}
