@@ -101,6 +101,27 @@ describe('the /api envelope and error handler', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 
+  it('answers chunked bodies over the limit with 413 too', async () => {
+    const { app } = appWith();
+    const chunks = [
+      new TextEncoder().encode('{"content":"'),
+      new TextEncoder().encode('x'.repeat(2000) + '"}'),
+    ];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    const response = await app.request('/api/messaging/echo', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+    });
+    expect(response.status).toBe(413);
+  });
+
   it('requires x-api-key on /api when a token is set, compared exactly', async () => {
     const { app } = appWith('s3cret');
     expect((await app.request('/api/server/ok')).status).toBe(401);

@@ -27,6 +27,26 @@ export function apiKeyAuth(token: string): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Refuses bodies over `limit` bytes with 413. A declared Content-Length is checked from the header alone:
+ * hono's streaming limiter reads `request.body`, which makes the node adapter build a full web Request and
+ * skip its fast JSON path, so it only runs for bodies of unknown length.
+ */
+export function limitBody(limit: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = () => {
+    throw new ParleyError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`);
+  };
+  const streaming = bodyLimit({ maxSize: limit, onError: tooLarge });
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) {
+      return streaming(c, next);
+    }
+    if (Number(declared) > limit) tooLarge();
+    await next();
+  };
+}
+
 /** Whether a path belongs to a built-in endpoint (as opposed to a plugin route). */
 export function isBuiltInPath(path: string): boolean {
   return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -62,19 +82,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     );
   });
 
-  app.use(
-    onBuiltInPaths(
-      bodyLimit({
-        maxSize: options.bodyLimit,
-        onError: () => {
-          throw new ParleyError(
-            'PAYLOAD_TOO_LARGE',
-            `Request body exceeds the limit of ${options.bodyLimit} bytes`,
-          );
-        },
-      }),
-    ),
-  );
+  app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
   if (options.authToken) app.use(onBuiltInPaths(apiKeyAuth(options.authToken)));
 
   app.notFound((c) =>
