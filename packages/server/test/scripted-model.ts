@@ -49,7 +49,8 @@ export class ScriptedModel implements ModelProvider {
     for (let i = 0; i < document.length; i += chunkSize) {
       throwIfAborted(request.signal);
       yield document.slice(i, i + chunkSize);
-      await Promise.resolve();
+      // A new turn of the event loop per piece, as pieces of a live model arrive.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }

@@ -12,6 +12,7 @@ import type { ParleyAgentRuntime } from '../agents/agent-runtime';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import { buildPrompt } from './build-prompt';
+import { ChunkCoalescer } from './chunk-coalescer';
 import { KeyedQueue } from './keyed-queue';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
 import { type RoomBroadcaster, silentBroadcaster } from './room-broadcaster';
@@ -223,8 +224,7 @@ export class MessagingService {
     const replyId = randomUUID();
     const extractor = createExtractor();
     let index = 0;
-    const emit = (chunk: string) => {
-      if (chunk === '') return;
+    const chunks = new ChunkCoalescer((chunk) => {
       onChunk?.(chunk, index, replyId);
       this.broadcaster.emit(channelId, 'messageStreamChunk', {
         messageId: replyId,
@@ -234,15 +234,20 @@ export class MessagingService {
         channelId,
       });
       index += 1;
-    };
+    });
 
     const stream = model.stream({
       messages: buildPrompt(agent.character, agent.agentId, history),
       signal,
       agentName: agent.character.name,
     });
-    for await (const piece of stream) emit(extractor.push(piece));
-    emit(extractor.flush());
+    try {
+      for await (const piece of stream) chunks.push(extractor.push(piece));
+      chunks.push(extractor.flush());
+    } finally {
+      // Every chunk goes out before the stored reply is broadcast (or the failure reported).
+      chunks.flush();
+    }
 
     const { text, actions, thought } = extractor.result();
     if (text.trim() === '' || !actions.includes('REPLY')) {

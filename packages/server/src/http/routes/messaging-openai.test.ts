@@ -38,6 +38,7 @@ describe('messaging through an OpenAI-compatible model server', () => {
         reply:
           '<response><thought>be kind</thought><actions>REPLY</actions><text>Fine, thank you.</text></response>',
         chunkSize: 7,
+        chunkDelayMs: 1,
       }),
       serverWith({ mode: 'fail' }),
       serverWith({ mode: 'slow', delayMs: 10_000 }, 300),

@@ -187,14 +187,18 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       });
       expect((await history(channelId)).map((m) => m.content)).toEqual(['hello']);
       gate.resolve();
-      // The reply lands after the response; the sync call queues behind it in the same channel.
-      await post(channelPath(channelId), { text: 'again', entityId: 'u', mode: 'sync' });
-      expect((await history(channelId)).map((m) => m.content)).toEqual([
-        'Hello there!',
-        'again',
-        'Hello there!',
-        'hello',
-      ]);
+      // The sync call queues behind the first reply in the same channel, so both replies exist after it.
+      const again = await post(channelPath(channelId), {
+        text: 'again',
+        entityId: 'u',
+        mode: 'sync',
+      });
+      const againId = ((await again.json()) as { userMessage: { id: string } }).userMessage.id;
+      const stored = (await history(channelId)).reverse();
+      expect(stored[0]!.content).toBe('hello');
+      const replyTo = stored.filter((m) => m.content === 'Hello there!').map((m) => m.in_reply_to);
+      expect(replyTo).toEqual([body.userMessage.id, againId]);
+      expect(stored).toHaveLength(4);
     });
 
     it('answers in order within a channel and in parallel across channels', async () => {
