@@ -28,16 +28,23 @@ export interface SocketLimits {
 
 type Ack = (response: SocketAck) => void;
 
+/** What the protocol keeps per socket, on `socket.data`: as little as possible, since idle sockets add up. */
 interface SocketState {
-  /** Rooms this socket joined, with the entity id it joined as. */
-  rooms: Map<string, string>;
+  /** Rooms this socket joined, with the entity id it joined as; created on the first join. */
+  rooms?: Map<string, string>;
   bucket: TokenBucket;
 }
+
+/** The socket's state if it has any: an idle socket that never sent an event carries none. */
+const existingStateOf = (socket: Socket) => (socket.data as { parley?: SocketState }).parley;
+const ackOf = (ack: unknown): Ack | undefined =>
+  typeof ack === 'function' ? (ack as Ack) : undefined;
 
 /**
  * The socket protocol: ROOM_JOINING, SEND_MESSAGE, typing, leaving and presence. Every handler answers its
  * acknowledgment (or `messageError` when there is none); nothing a client sends can throw out of a handler or
- * cost the client its connection.
+ * cost the client its connection. One set of handler functions serves every socket (socket.io calls them with
+ * `this` set to the socket), so an idle connection costs the protocol one small state object.
  */
 export function attachSocketProtocol(
   io: ParleySocketServer,
@@ -45,106 +52,110 @@ export function attachSocketProtocol(
   limits: SocketLimits,
   logger: Logger,
 ): void {
-  io.on('connection', (socket) => {
-    const state: SocketState = {
-      rooms: new Map(),
+  const stateOf = (socket: Socket): SocketState =>
+    ((socket.data as { parley?: SocketState }).parley ??= {
       bucket: new TokenBucket(limits.rateBurst, limits.ratePerSecond),
-    };
-
-    const fail = (error: unknown, ack: unknown, context: Partial<MessageError> = {}) => {
-      const parleyError = toParleyError(error);
-      logError(logger, parleyError, { socketId: socket.id });
-      const body = { code: parleyError.code, message: parleyError.message };
-      if (typeof ack === 'function') (ack as Ack)({ status: 'error', error: body });
-      else socket.emit('messageError', { ...body, ...context });
-    };
-
-    const guard = (raw: unknown) => {
-      if (!state.bucket.take()) {
-        throw new ParleyError('RATE_LIMITED', 'Too many events; slow down');
-      }
-      if (Buffer.byteLength(JSON.stringify(raw) ?? '') > limits.maxMessageBytes) {
-        throw new ParleyError(
-          'PAYLOAD_TOO_LARGE',
-          `Payload exceeds the limit of ${limits.maxMessageBytes} bytes`,
-        );
-      }
-    };
-
-    socket.on('message', (raw: unknown, ack?: unknown) => {
-      try {
-        guard(raw);
-        const envelope = parseOrThrow(socketEnvelopeSchema, raw, 'message envelope');
-        const type: SOCKET_MESSAGE_TYPE = envelope.type;
-        switch (type) {
-          case SOCKET_MESSAGE_TYPE.ROOM_JOINING:
-            return void join(socket, state, envelope.payload, ack as Ack | undefined);
-          case SOCKET_MESSAGE_TYPE.SEND_MESSAGE:
-            return void send(envelope.payload, ack).catch((error: unknown) => fail(error, ack));
-          default:
-            throw new ParleyError('BAD_REQUEST', `Unsupported message type ${type}`);
-        }
-      } catch (error) {
-        fail(error, ack);
-      }
     });
 
-    socket.on('leaveRoom', (raw: unknown, ack?: unknown) => {
-      try {
-        guard(raw);
-        const { roomId } = parseOrThrow(roomJoiningPayloadSchema, raw, 'leaveRoom payload');
-        leave(socket, state, roomId);
-        if (typeof ack === 'function') (ack as Ack)({ status: 'ok', roomId });
-      } catch (error) {
-        fail(error, ack);
-      }
-    });
+  function fail(socket: Socket, error: unknown, ack: unknown, context: Partial<MessageError> = {}) {
+    const parleyError = toParleyError(error);
+    logError(logger, parleyError, { socketId: socket.id });
+    const body = { code: parleyError.code, message: parleyError.message };
+    const answer = ackOf(ack);
+    if (answer) answer({ status: 'error', error: body });
+    else socket.emit('messageError', { ...body, ...context });
+  }
 
-    socket.on('typing', (raw: unknown) => {
-      try {
-        guard(raw);
-        const payload = parseOrThrow(typingPayloadSchema, raw, 'typing payload');
-        if (!state.rooms.has(payload.roomId)) {
-          throw new ParleyError('FORBIDDEN', 'Join the room before sending typing indicators');
-        }
-        socket.to(payload.roomId).emit('userTyping', payload);
-      } catch (error) {
-        fail(error, undefined);
-      }
-    });
-
-    socket.on('disconnect', () => {
-      for (const roomId of [...state.rooms.keys()]) leave(socket, state, roomId);
-    });
-
-    async function send(rawPayload: unknown, ack: unknown) {
-      const payload = parseOrThrow(sendMessagePayloadSchema, rawPayload, 'SEND_MESSAGE payload');
-      const { message, agent } = await messaging.postUserMessage({
-        channelId: payload.roomId,
-        text: payload.message,
-        entityId: payload.senderId,
-        senderName: payload.senderName,
-        source: payload.source,
-        messageId: payload.messageId,
-        metadata:
-          payload.attachments.length > 0
-            ? { ...payload.metadata, attachments: payload.attachments }
-            : payload.metadata,
-      });
-      if (typeof ack === 'function') {
-        (ack as Ack)({ status: 'ok', messageId: message.id, roomId: message.channel_id });
-      }
-      messaging.reply(agent, message).catch((error: unknown) => {
-        const parleyError = toParleyError(error);
-        logError(logger, parleyError, { channelId: message.channel_id, messageId: message.id });
-        io.to(message.channel_id).emit('messageError', {
-          code: parleyError.code,
-          message: parleyError.message,
-          messageId: message.id,
-          roomId: message.channel_id,
-        });
-      });
+  function guard(socket: Socket, raw: unknown) {
+    if (!stateOf(socket).bucket.take()) {
+      throw new ParleyError('RATE_LIMITED', 'Too many events; slow down');
     }
+    if (Buffer.byteLength(JSON.stringify(raw) ?? '') > limits.maxMessageBytes) {
+      throw new ParleyError(
+        'PAYLOAD_TOO_LARGE',
+        `Payload exceeds the limit of ${limits.maxMessageBytes} bytes`,
+      );
+    }
+  }
+
+  async function send(rawPayload: unknown, ack: unknown) {
+    const payload = parseOrThrow(sendMessagePayloadSchema, rawPayload, 'SEND_MESSAGE payload');
+    const { message, agent } = await messaging.postUserMessage({
+      channelId: payload.roomId,
+      text: payload.message,
+      entityId: payload.senderId,
+      senderName: payload.senderName,
+      source: payload.source,
+      messageId: payload.messageId,
+      metadata:
+        payload.attachments.length > 0
+          ? { ...payload.metadata, attachments: payload.attachments }
+          : payload.metadata,
+    });
+    ackOf(ack)?.({ status: 'ok', messageId: message.id, roomId: message.channel_id });
+    messaging.reply(agent, message).catch((error: unknown) => {
+      const parleyError = toParleyError(error);
+      logError(logger, parleyError, { channelId: message.channel_id, messageId: message.id });
+      io.to(message.channel_id).emit('messageError', {
+        code: parleyError.code,
+        message: parleyError.message,
+        messageId: message.id,
+        roomId: message.channel_id,
+      });
+    });
+  }
+
+  function onMessage(this: Socket, raw: unknown, ack?: unknown) {
+    try {
+      guard(this, raw);
+      const envelope = parseOrThrow(socketEnvelopeSchema, raw, 'message envelope');
+      const type: SOCKET_MESSAGE_TYPE = envelope.type;
+      switch (type) {
+        case SOCKET_MESSAGE_TYPE.ROOM_JOINING:
+          return join(this, stateOf(this), envelope.payload, ackOf(ack));
+        case SOCKET_MESSAGE_TYPE.SEND_MESSAGE:
+          return void send(envelope.payload, ack).catch((error: unknown) => fail(this, error, ack));
+        default:
+          throw new ParleyError('BAD_REQUEST', `Unsupported message type ${type}`);
+      }
+    } catch (error) {
+      fail(this, error, ack);
+    }
+  }
+
+  function onLeaveRoom(this: Socket, raw: unknown, ack?: unknown) {
+    try {
+      guard(this, raw);
+      const { roomId } = parseOrThrow(roomJoiningPayloadSchema, raw, 'leaveRoom payload');
+      leave(this, roomId);
+      ackOf(ack)?.({ status: 'ok', roomId });
+    } catch (error) {
+      fail(this, error, ack);
+    }
+  }
+
+  function onTyping(this: Socket, raw: unknown) {
+    try {
+      guard(this, raw);
+      const payload = parseOrThrow(typingPayloadSchema, raw, 'typing payload');
+      if (!stateOf(this).rooms?.has(payload.roomId)) {
+        throw new ParleyError('FORBIDDEN', 'Join the room before sending typing indicators');
+      }
+      this.to(payload.roomId).emit('userTyping', payload);
+    } catch (error) {
+      fail(this, error, undefined);
+    }
+  }
+
+  function onDisconnect(this: Socket) {
+    for (const roomId of [...(existingStateOf(this)?.rooms?.keys() ?? [])]) leave(this, roomId);
+  }
+
+  io.on('connection', (socket) => {
+    socket.on('message', onMessage);
+    socket.on('leaveRoom', onLeaveRoom);
+    socket.on('typing', onTyping);
+    socket.on('disconnect', onDisconnect);
   });
 }
 
@@ -154,6 +165,7 @@ function join(socket: Socket, state: SocketState, rawPayload: unknown, ack: Ack 
     rawPayload,
     'ROOM_JOINING payload',
   );
+  state.rooms ??= new Map();
   const alreadyIn = state.rooms.has(roomId);
   state.rooms.set(roomId, entityId);
   void socket.join(roomId);
@@ -161,10 +173,11 @@ function join(socket: Socket, state: SocketState, rawPayload: unknown, ack: Ack 
   ack?.({ status: 'ok', roomId });
 }
 
-function leave(socket: Socket, state: SocketState, roomId: string) {
-  const entityId = state.rooms.get(roomId);
+function leave(socket: Socket, roomId: string) {
+  const rooms = existingStateOf(socket)?.rooms;
+  const entityId = rooms?.get(roomId);
   if (entityId === undefined) return;
-  state.rooms.delete(roomId);
+  rooms!.delete(roomId);
   void socket.leave(roomId);
   socket.to(roomId).emit('userLeft', { userId: entityId, roomId });
 }
