@@ -1,9 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts'],
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing.ts',
+    // The embedded database's thread, loaded by file name next to index.js (see pglite-worker-client.ts).
+    'pglite-worker': 'src/storage/pglite-worker.js',
+  },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing.ts' } },
   sourcemap: true,
   clean: true,
   target: 'node20',

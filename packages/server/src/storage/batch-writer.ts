@@ -1,19 +1,31 @@
+interface Entry<T> {
+  item: T;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * Group commit: items written in the same moment share one database round trip. Each caller's promise settles
  * when its own item is durable (or failed). While one batch is being written the next one gathers, so under
  * load batches grow by themselves and at rest a lone item is written at once.
  */
 export class BatchWriter<T> {
-  #queue: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #queue: Entry<T>[] = [];
   #running = false;
+  /** Batches written and waiting for `makeDurable`. */
+  #settling = new Set<Promise<void>>();
 
   /**
    * @param writeBatch writes the items in order, all or nothing.
    * @param maxBatch the most items one round trip carries.
+   * @param makeDurable runs after each batch is written; the batch's writers resolve only once it has. The next
+   *   batch is written meanwhile, so a slow fsync overlaps with the next round trip instead of adding to it.
+   *   Calls must complete in order (a later one covers everything an earlier one did).
    */
   constructor(
     private readonly writeBatch: (items: T[]) => Promise<void>,
     private readonly maxBatch = 500,
+    private readonly makeDurable: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Queues an item; resolves once it is written. */
@@ -29,7 +41,9 @@ export class BatchWriter<T> {
 
   /** Resolves when everything queued so far has been written. */
   async idle(): Promise<void> {
-    while (this.#running) await new Promise((resolve) => setImmediate(resolve));
+    while (this.#running || this.#settling.size > 0) {
+      await Promise.all([new Promise((resolve) => setImmediate(resolve)), ...this.#settling]);
+    }
   }
 
   async #drain(): Promise<void> {
@@ -38,20 +52,37 @@ export class BatchWriter<T> {
       // this batch. A microtask would start the next write before a single new request was read.
       await new Promise((resolve) => setImmediate(resolve));
       const batch = this.#queue.splice(0, this.maxBatch);
-      try {
-        await this.writeBatch(batch.map((entry) => entry.item));
-        for (const entry of batch) entry.resolve();
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]!.reject(error);
-          continue;
-        }
-        // One bad item must not fail its neighbours: write them one by one to find it.
-        for (const entry of batch) {
-          await this.writeBatch([entry.item]).then(entry.resolve, entry.reject);
-        }
-      }
+      const written = await this.#write(batch);
+      if (written.length === 0) continue;
+      const settled: Promise<void> = this.makeDurable().then(
+        () => written.forEach((entry) => entry.resolve()),
+        (error: unknown) => written.forEach((entry) => entry.reject(error)),
+      );
+      this.#settling.add(settled);
+      void settled.finally(() => this.#settling.delete(settled));
     }
     this.#running = false;
+  }
+
+  /** Writes a batch; returns the entries that were written (the others have been rejected). */
+  async #write(batch: Entry<T>[]): Promise<Entry<T>[]> {
+    try {
+      await this.writeBatch(batch.map((entry) => entry.item));
+      return batch;
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return [];
+      }
+      // One bad item must not fail its neighbours: write them one by one to find it.
+      const written: Entry<T>[] = [];
+      for (const entry of batch) {
+        await this.writeBatch([entry.item]).then(
+          () => written.push(entry),
+          (failure: unknown) => entry.reject(failure),
+        );
+      }
+      return written;
+    }
   }
 }

@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { type Dialect, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
 import { createPGliteDialect } from './pglite-dialect';
-import { createPGliteWalSync } from './pglite-wal-sync';
+import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
 
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
@@ -49,8 +48,8 @@ export function createDatabase(location: DatabaseLocation): Database {
         throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
     async close() {
-      await release();
       await db.destroy();
+      await release();
     },
   };
 }
@@ -68,11 +67,12 @@ function dialectFor(location: DatabaseLocation): {
     pool.on('error', () => undefined);
     return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing };
   }
-  if (location.dataDir === 'memory') {
-    return { dialect: createPGliteDialect(new PGlite()), sync: nothing, release: nothing };
-  }
-  mkdirSync(location.dataDir, { recursive: true });
-  const pglite = new PGlite(location.dataDir);
-  const wal = createPGliteWalSync(pglite, location.dataDir);
-  return { dialect: createPGliteDialect(pglite), sync: wal.sync, release: wal.close };
+  const dataDir = location.dataDir === 'memory' ? undefined : location.dataDir;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const worker = new PGliteWorkerClient(dataDir);
+  return {
+    dialect: createPGliteDialect(worker),
+    sync: () => worker.sync(),
+    release: () => worker.close(),
+  };
 }

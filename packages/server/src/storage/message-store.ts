@@ -85,7 +85,7 @@ export class MessageStore {
     this.#db = db;
     this.#sync = options.sync ?? (() => Promise.resolve());
     this.#recent = options.recentCache ? new RecentMessagesCache(options.recentCache) : undefined;
-    this.#writer = new BatchWriter((batch) => this.#writeBatch(batch));
+    this.#writer = new BatchWriter((batch) => this.#writeBatch(batch), 500, this.#sync);
   }
 
   /** Stores a message (creating its channel on first use); resolves with the stored record once durable. */
@@ -166,43 +166,45 @@ export class MessageStore {
     for (const message of batch) {
       if (!this.#knownChannels.has(message.channelId)) newChannels.set(message.channelId, message);
     }
-    if (newChannels.size > 0) {
+    const messages = batch.map((message) => ({
+      id: message.id,
+      channel_id: message.channelId,
+      server_id: message.serverId,
+      author_id: message.authorId,
+      author_name: message.authorName,
+      content: message.content,
+      source_type: message.sourceType,
+      raw_message: message.rawMessage ? JSON.stringify(message.rawMessage) : null,
+      metadata: JSON.stringify(message.metadata),
+      in_reply_to: message.inReplyTo ?? null,
+      created_at: message.createdAt,
+    }));
+    if (newChannels.size === 0) {
+      await this.#db.insertInto('messages').values(messages).execute();
+    } else {
+      // One statement for channels and messages: each statement costs a database round trip.
       await this.#db
-        .insertInto('channels')
-        .values(
-          [...newChannels.values()].map((message) => ({
-            id: message.channelId,
-            server_id: message.serverId,
-            agent_id: message.channelAgentId ?? null,
-            created_at: message.createdAt,
-          })),
+        .with('created_channels', (db) =>
+          db
+            .insertInto('channels')
+            .values(
+              [...newChannels.values()].map((message) => ({
+                id: message.channelId,
+                server_id: message.serverId,
+                agent_id: message.channelAgentId ?? null,
+                created_at: message.createdAt,
+              })),
+            )
+            .onConflict((conflict) =>
+              conflict
+                .column('id')
+                .doUpdateSet({ agent_id: sql`coalesce(channels.agent_id, excluded.agent_id)` }),
+            ),
         )
-        .onConflict((conflict) =>
-          conflict
-            .column('id')
-            .doUpdateSet({ agent_id: sql`coalesce(channels.agent_id, excluded.agent_id)` }),
-        )
+        .insertInto('messages')
+        .values(messages)
         .execute();
     }
-    await this.#db
-      .insertInto('messages')
-      .values(
-        batch.map((message) => ({
-          id: message.id,
-          channel_id: message.channelId,
-          server_id: message.serverId,
-          author_id: message.authorId,
-          author_name: message.authorName,
-          content: message.content,
-          source_type: message.sourceType,
-          raw_message: message.rawMessage ? JSON.stringify(message.rawMessage) : null,
-          metadata: JSON.stringify(message.metadata),
-          in_reply_to: message.inReplyTo ?? null,
-          created_at: message.createdAt,
-        })),
-      )
-      .execute();
-    await this.#sync();
     for (const channelId of newChannels.keys()) this.#remember(channelId);
   }
 

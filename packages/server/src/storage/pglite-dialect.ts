@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -10,6 +9,7 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import type { PGliteQueryable } from './pglite-worker-client';
 
 /**
  * PGlite has one connection. Kysely runs a transaction on the connection it acquired, so the connection is
@@ -20,10 +20,10 @@ class PGliteDriver implements Driver {
   #tail: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(readonly pglite: PGlite) {
+  constructor(readonly pglite: PGliteQueryable) {
     this.#connection = {
       executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        const result = await pglite.query<R>(query.sql, query.parameters as unknown[]);
+        const result = await pglite.query<R>(query.sql, query.parameters);
         return {
           rows: result.rows,
           numAffectedRows:
@@ -36,9 +36,7 @@ class PGliteDriver implements Driver {
     };
   }
 
-  async init(): Promise<void> {
-    await this.pglite.waitReady;
-  }
+  async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const previous = this.#tail;
@@ -69,13 +67,13 @@ class PGliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    // The caller closes the database itself; waiting here lets queries under way finish first.
     await this.#tail;
-    await this.pglite.close();
   }
 }
 
 /** A Kysely dialect over an embedded PGlite database. */
-export function createPGliteDialect(pglite: PGlite): Dialect {
+export function createPGliteDialect(pglite: PGliteQueryable): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new PGliteDriver(pglite),
