@@ -13,4 +13,9 @@ async function main(argv: readonly string[]): Promise<void> {
   await serve(argv);
 }
 
-void main(process.argv.slice(2));
+/** The command-line arguments, without a leading `--` that package-manager scripts pass through as is. */
+function commandLine(args: readonly string[]): readonly string[] {
+  return args[0] === '--' ? args.slice(1) : args;
+}
+
+void main(commandLine(process.argv.slice(2)));

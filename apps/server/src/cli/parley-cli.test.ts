@@ -146,4 +146,26 @@ describe('parley (serve)', () => {
   it('loads none with PLUGINS=none', async () => {
     expect(await serveAndPost({ PLUGINS: 'none' })).toBe(404);
   });
+
+  it('accepts the leading -- that package-manager scripts pass through', async () => {
+    await writeFile(join(cwd, 'dee.json'), JSON.stringify({ name: 'Dee' }));
+    const child = start(['--', '--character', 'dee.json'], {
+      PORT: '0',
+      DATA_DIR: join(cwd, 'data-dee'),
+      PLUGINS: 'none',
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      const agents: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        const agent = /^\s+agent (\S+)/.exec(line)?.[1];
+        if (agent) agents.push(agent);
+        else if (agents.length > 0) break;
+      }
+      expect(agents).toEqual(['Dee']);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
 });
