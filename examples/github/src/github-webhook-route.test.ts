@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
-import type { AgentRuntime, Character, RouteRequest, RouteResponse } from '@parley/plugin-sdk';
-import { runPluginTests, startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
+import type { AgentRuntime, Character, RouteRequest } from '@parley/plugin-sdk';
+import {
+  recordResponse,
+  runPluginTests,
+  startTestServer,
+  type TestServer,
+} from '@parley/plugin-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubPlugin } from './github-plugin';
 import { githubWebhookRoute } from './github-webhook-route';
@@ -170,18 +175,7 @@ describe('POST /github/webhook, failures', () => {
       logger: { debug() {}, info() {}, warn() {}, error: (entry: unknown) => logged.push(entry) },
       sendMessage: () => Promise.reject(new Error('database is on fire at 10.0.0.3')),
     } as unknown as AgentRuntime;
-    const written: { status?: number; body?: unknown } = {};
-    const response: RouteResponse = {
-      status(code) {
-        written.status = code;
-        return response;
-      },
-      setHeader: () => response,
-      json(value) {
-        written.body = value;
-      },
-      send() {},
-    };
+    const { response, written } = recordResponse();
     const request = {
       method: 'POST',
       path: '/github/webhook',
@@ -199,6 +193,7 @@ describe('POST /github/webhook, failures', () => {
     await githubWebhookRoute.handler!(request, response, runtime);
 
     expect(written).toEqual({
+      headers: {},
       status: 500,
       body: { success: false, error: 'Failed to process the event' },
     });

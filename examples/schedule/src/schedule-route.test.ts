@@ -1,5 +1,10 @@
-import type { AgentRuntime, RouteRequest, RouteResponse } from '@parley/plugin-sdk';
-import { runPluginTests, startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
+import type { AgentRuntime, RouteRequest } from '@parley/plugin-sdk';
+import {
+  recordResponse,
+  runPluginTests,
+  startTestServer,
+  type TestServer,
+} from '@parley/plugin-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulePlugin } from './schedule-plugin';
 import { scheduleRoute } from './schedule-route';
@@ -90,18 +95,7 @@ describe('POST /schedule', () => {
   });
 
   it('answers 500 without internal detail when scheduling fails', async () => {
-    const written: { status?: number; body?: unknown } = {};
-    const response: RouteResponse = {
-      status(code) {
-        written.status = code;
-        return response;
-      },
-      setHeader: () => response,
-      json(value) {
-        written.body = value;
-      },
-      send() {},
-    };
+    const { response, written } = recordResponse();
     const runtime = {
       agentId: '00000000-0000-4000-8000-000000000009',
       character: { name: 'Broken' },
@@ -126,6 +120,7 @@ describe('POST /schedule', () => {
     await scheduleRoute.handler!(request, response, runtime);
 
     expect(written).toEqual({
+      headers: {},
       status: 500,
       body: { success: false, error: 'Failed to schedule the message' },
     });

@@ -1,5 +1,10 @@
-import type { AgentRuntime, RouteRequest, RouteResponse } from '@parley/plugin-sdk';
-import { runPluginTests, startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
+import type { AgentRuntime, RouteRequest } from '@parley/plugin-sdk';
+import {
+  recordResponse,
+  runPluginTests,
+  startTestServer,
+  type TestServer,
+} from '@parley/plugin-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadPlugin } from './upload-plugin';
 import { uploadRoute } from './upload-route';
@@ -105,18 +110,7 @@ describe('POST /upload', () => {
   });
 
   it('answers 500 without internal detail when posting fails', async () => {
-    const written: { status?: number; body?: unknown } = {};
-    const response: RouteResponse = {
-      status(code) {
-        written.status = code;
-        return response;
-      },
-      setHeader: () => response,
-      json(value) {
-        written.body = value;
-      },
-      send() {},
-    };
+    const { response, written } = recordResponse();
     const runtime = {
       agentId: '00000000-0000-4000-8000-000000000009',
       character: { name: 'Broken' },
@@ -138,6 +132,7 @@ describe('POST /upload', () => {
     await uploadRoute.handler!(request, response, runtime);
 
     expect(written).toEqual({
+      headers: {},
       status: 500,
       body: { success: false, error: 'Failed to post the upload' },
     });

@@ -17,3 +17,5 @@ export { runPluginTests } from './run-plugin-tests';
 export type { RunPluginTestsOptions } from './run-plugin-tests';
 export { startTestServer } from './start-test-server';
 export type { TestServer, TestServerOptions } from './start-test-server';
+export { recordResponse } from './record-response';
+export type { RecordedResponse } from './record-response';
