@@ -9,7 +9,10 @@ import type { ModelProvider, ModelRequest } from './model-provider';
 
 /** Options of {@link createElizaModel}. */
 export interface ElizaModelOptions {
-  /** Pause between chunks, to make streaming visible in demos. Default 0: chunks follow without delay. */
+  /**
+   * Pause between chunks, to make streaming visible in demos. Default 0: each chunk still comes in its own turn
+   * of the event loop, as a live model's do, so it reaches clients as its own chunk.
+   */
   chunkDelayMs?: number;
   /** The conversation script. Default: Weizenbaum's DOCTOR. */
   script?: ElizaScript;
@@ -54,7 +57,11 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
       const reply = composeReply(request.messages, toSpokenName(request.agentName), script);
       const chunks = splitIntoChunks(toActionResponse({ ...reply, actions: ['REPLY'] }));
       for (const [index, chunk] of chunks.entries()) {
-        if (index > 0 && delayMs > 0) await pause(delayMs, signal);
+        if (index > 0) {
+          // Without a turn between them, chunks produced together would reach clients as one.
+          if (delayMs > 0) await pause(delayMs, signal);
+          else await new Promise((resolve) => setImmediate(resolve));
+        }
         signal?.throwIfAborted();
         yield chunk;
       }
