@@ -11,7 +11,7 @@ import {
 } from '@parley/core';
 import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
-import { logError, toParleyError } from '../http/error-handler';
+import { logError, toParleyError } from '../errors/to-parley-error';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from './token-bucket';

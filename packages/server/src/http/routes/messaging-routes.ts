@@ -12,7 +12,7 @@ import type { MessagingService } from '../../messaging/messaging-service';
 import type { StoredMessage } from '@parley/core';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
-import { logError, toParleyError } from '../error-handler';
+import { logError, toParleyError } from '../../errors/to-parley-error';
 import { readJsonBody } from '../read-body';
 import { createSseStream } from '../sse-stream';
 import type { Logger } from 'pino';
