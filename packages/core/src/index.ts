@@ -12,14 +12,23 @@ export type {
 } from './socket/events';
 
 export {
+  MAX_JSON_DEPTH,
+  MAX_JSON_LENGTH,
   MAX_TEXT_LENGTH,
   attachmentSchema,
   entityIdSchema,
+  findJsonProblem,
+  instantSchema,
+  isStorableDate,
+  labelSchema,
   messageTextSchema,
   metadataSchema,
+  refineStorableJson,
+  storableString,
+  unstorableTextReason,
   uuidSchema,
 } from './schemas/common';
-export type { Attachment } from './schemas/common';
+export type { Attachment, JsonProblem } from './schemas/common';
 
 export {
   agentMessageMetadataSchema,

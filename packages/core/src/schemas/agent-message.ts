@@ -1,23 +1,35 @@
 import { z } from 'zod';
 import { DEFAULT_SERVER_ID } from '../constants';
-import { attachmentSchema, entityIdSchema, messageTextSchema, uuidSchema } from './common';
+import {
+  attachmentSchema,
+  entityIdSchema,
+  labelSchema,
+  messageTextSchema,
+  refineStorableJson,
+  storableString,
+  uuidSchema,
+} from './common';
 
 /** The structured content of an agent-authored message: its text, optional thought and actions. */
-export const rawMessageSchema = z.looseObject({
-  text: z.string().optional(),
-  thought: z.string().optional(),
-  actions: z.array(z.string()).optional(),
-});
+export const rawMessageSchema = z
+  .looseObject({
+    text: messageTextSchema.optional(),
+    thought: messageTextSchema.optional(),
+    actions: z.array(storableString().max(256)).max(64).optional(),
+  })
+  .superRefine(refineStorableJson);
 
 /** @see rawMessageSchema */
 export type RawMessage = z.infer<typeof rawMessageSchema>;
 
 /** Metadata of an agent message: agent identity plus free-form keys, optionally attachments. */
-export const agentMessageMetadataSchema = z.looseObject({
-  agent_id: z.string().optional(),
-  agentName: z.string().optional(),
-  attachments: z.array(attachmentSchema).optional(),
-});
+export const agentMessageMetadataSchema = z
+  .looseObject({
+    agent_id: storableString().max(256).optional(),
+    agentName: storableString().max(256).optional(),
+    attachments: z.array(attachmentSchema).max(64).optional(),
+  })
+  .superRefine(refineStorableJson);
 
 /** Body of `POST /api/messaging/submit`. */
 export const agentMessageSchema = z.object({
@@ -25,7 +37,7 @@ export const agentMessageSchema = z.object({
   server_id: uuidSchema.default(DEFAULT_SERVER_ID),
   author_id: entityIdSchema,
   content: messageTextSchema,
-  source_type: z.string().trim().min(1).max(64).default('api'),
+  source_type: labelSchema.max(64).default('api'),
   raw_message: rawMessageSchema.optional(),
   metadata: agentMessageMetadataSchema.default({}),
   in_reply_to: uuidSchema.optional(),

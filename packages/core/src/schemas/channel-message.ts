@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { entityIdSchema, messageTextSchema, metadataSchema, uuidSchema } from './common';
+import {
+  entityIdSchema,
+  instantSchema,
+  labelSchema,
+  messageTextSchema,
+  metadataSchema,
+  uuidSchema,
+} from './common';
 
 /** How the caller of the channel messages endpoint receives the agent's reply. */
 export const deliveryModeSchema = z.enum(['websocket', 'stream', 'sync']);
@@ -13,7 +20,7 @@ export const channelMessageRequestSchema = z.object({
   entityId: entityIdSchema,
   mode: deliveryModeSchema.default('websocket'),
   agentId: uuidSchema.optional(),
-  senderName: z.string().trim().min(1).max(256).optional(),
+  senderName: labelSchema.optional(),
   metadata: metadataSchema.optional(),
 });
 
@@ -50,7 +57,7 @@ export type SyncModeResponse = z.infer<typeof syncModeResponseSchema>;
 /** Query of `GET /api/messaging/channels/{channelId}/messages`. */
 export const channelHistoryQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: z.iso.datetime({ offset: true }).optional(),
+  before: instantSchema.optional(),
 });
 
 /** @see channelHistoryQuerySchema */

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { SOCKET_MESSAGE_TYPE } from '../socket/message-type';
-import { entityIdSchema, messageTextSchema, metadataSchema, uuidSchema } from './common';
+import {
+  entityIdSchema,
+  labelSchema,
+  messageTextSchema,
+  metadataSchema,
+  refineStorableJson,
+  storableString,
+  uuidSchema,
+} from './common';
 
 /** Payload of a ROOM_JOINING envelope. */
 export const roomJoiningPayloadSchema = z.object({
@@ -11,12 +19,12 @@ export const roomJoiningPayloadSchema = z.object({
 /** Payload of a SEND_MESSAGE envelope. */
 export const sendMessagePayloadSchema = z.object({
   senderId: entityIdSchema,
-  senderName: z.string().trim().min(1).max(256),
+  senderName: labelSchema,
   message: messageTextSchema.min(1, 'must not be empty'),
   roomId: uuidSchema,
   messageId: uuidSchema.optional(),
-  source: z.string().max(64).default('socket'),
-  attachments: z.array(z.unknown()).default([]),
+  source: storableString().max(64).default('socket'),
+  attachments: z.array(z.unknown()).max(64).superRefine(refineStorableJson).default([]),
   metadata: metadataSchema.default({}),
 });
 
