@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
+import { assertStorable, storageCall } from '../storage/to-storage-error';
 
 /** A scheduled message row, as the dispatcher sees it. */
 export interface ScheduledMessageRecord {
@@ -33,23 +34,31 @@ export class ScheduledMessageStore {
 
   /** Stores a message to post at `sendAt`. */
   async schedule(message: NewScheduledMessage): Promise<void> {
-    await this.db
-      .insertInto('scheduled_messages')
-      .values({
-        id: message.id,
-        agent_id: message.agentId,
-        channel_id: message.channelId,
-        server_id: message.serverId,
-        content: message.content,
-        metadata: JSON.stringify(message.metadata),
-        send_at: message.sendAt,
-        status: 'pending',
-        claimed_by: null,
-        claimed_until: null,
-        message_id: null,
-        last_error: null,
-      })
-      .execute();
+    assertStorable({
+      texts: { text: message.content },
+      json: { metadata: message.metadata },
+      // A Date far outside the years 1-9999 reaches PostgreSQL as text it cannot read.
+      dates: { sendAt: message.sendAt },
+    });
+    await storageCall('scheduled message', () =>
+      this.db
+        .insertInto('scheduled_messages')
+        .values({
+          id: message.id,
+          agent_id: message.agentId,
+          channel_id: message.channelId,
+          server_id: message.serverId,
+          content: message.content,
+          metadata: JSON.stringify(message.metadata),
+          send_at: message.sendAt,
+          status: 'pending',
+          claimed_by: null,
+          claimed_until: null,
+          message_id: null,
+          last_error: null,
+        })
+        .execute(),
+    );
     await this.sync();
   }
 

@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import { BatchWriter } from './batch-writer';
 import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
+import { assertStorable, storageCall, toStorageError } from './to-storage-error';
 
 /** A message about to be stored. */
 export interface NewMessage {
@@ -56,6 +57,34 @@ function toStored(message: NewMessage): StoredMessage {
   };
 }
 
+const MESSAGE_COLUMNS = [
+  'id',
+  'channel_id',
+  'server_id',
+  'author_id',
+  'author_name',
+  'content',
+  'source_type',
+  'raw_message',
+  'metadata',
+  'in_reply_to',
+  'created_at',
+] as const;
+
+/** A stored message as the database returns it. */
+function fromRow(
+  row: Omit<StoredMessage, 'raw_message' | 'created_at'> & {
+    raw_message: unknown;
+    created_at: Date | string;
+  },
+): StoredMessage {
+  return {
+    ...row,
+    raw_message: (row.raw_message ?? null) as RawMessage | null,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
 /** How many channel ids the store remembers as existing. */
 const KNOWN_CHANNELS_LIMIT = 50_000;
 
@@ -90,6 +119,18 @@ export class MessageStore {
 
   /** Stores a message (creating its channel on first use); resolves with the stored record once durable. */
   async insert(message: NewMessage): Promise<StoredMessage> {
+    assertStorable({
+      texts: {
+        id: message.id,
+        channelId: message.channelId,
+        authorId: message.authorId,
+        authorName: message.authorName,
+        content: message.content,
+        sourceType: message.sourceType,
+      },
+      json: { metadata: message.metadata, rawMessage: message.rawMessage },
+      dates: { createdAt: message.createdAt },
+    });
     try {
       await this.#writer.write(message);
     } catch (error) {
@@ -98,7 +139,7 @@ export class MessageStore {
           cause: error,
         });
       }
-      throw error;
+      throw toStorageError(error, 'message');
     }
     const stored = toStored(message);
     this.#recent?.add(stored);
@@ -118,11 +159,13 @@ export class MessageStore {
 
   /** A channel, if it exists. */
   async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
-    const row = await this.#db
-      .selectFrom('channels')
-      .select(['id', 'server_id', 'agent_id'])
-      .where('id', '=', channelId)
-      .executeTakeFirst();
+    const row = await storageCall('channel', () =>
+      this.#db
+        .selectFrom('channels')
+        .select(['id', 'server_id', 'agent_id'])
+        .where('id', '=', channelId)
+        .executeTakeFirst(),
+    );
     return row && { id: row.id, serverId: row.server_id, agentId: row.agent_id };
   }
 
@@ -130,30 +173,26 @@ export class MessageStore {
   async list(channelId: string, options: HistoryOptions): Promise<StoredMessage[]> {
     let query = this.#db
       .selectFrom('messages')
-      .select([
-        'id',
-        'channel_id',
-        'server_id',
-        'author_id',
-        'author_name',
-        'content',
-        'source_type',
-        'raw_message',
-        'metadata',
-        'in_reply_to',
-        'created_at',
-      ])
+      .select(MESSAGE_COLUMNS)
       .where('channel_id', '=', channelId)
       .orderBy('created_at', 'desc')
       .orderBy('seq', 'desc')
       .limit(options.limit);
     if (options.before) query = query.where('created_at', '<', options.before);
-    const rows = await query.execute();
-    return rows.map((row) => ({
-      ...row,
-      raw_message: (row.raw_message ?? null) as RawMessage | null,
-      created_at: new Date(row.created_at).toISOString(),
-    }));
+    const rows = await storageCall('history query', () => query.execute());
+    return rows.map(fromRow);
+  }
+
+  /** A message by id, if it exists. */
+  async get(messageId: string): Promise<StoredMessage | undefined> {
+    const row = await storageCall('message', () =>
+      this.#db
+        .selectFrom('messages')
+        .select(MESSAGE_COLUMNS)
+        .where('id', '=', messageId)
+        .executeTakeFirst(),
+    );
+    return row && fromRow(row);
   }
 
   /** Resolves when every accepted insert is durable. */
