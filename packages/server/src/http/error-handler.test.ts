@@ -39,7 +39,8 @@ describe('errors of requests whose client went away', () => {
     app.get('/api/server/boom', () => {
       throw new Error('real failure');
     });
-    const server = createServer(getRequestListener(app.fetch));
+    const listener = getRequestListener(app.fetch);
+    const server = createServer((request, response) => void listener(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
