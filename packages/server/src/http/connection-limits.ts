@@ -76,10 +76,10 @@ export function applyConnectionLimits(
   server: Server,
   options: ConnectionLimitOptions = {},
 ): ConnectionLimitState {
-  const limits = { ...CONNECTION_LIMIT_DEFAULTS };
-  for (const [key, value] of Object.entries(options)) {
+  const limits: Required<ConnectionLimitOptions> = { ...CONNECTION_LIMIT_DEFAULTS };
+  for (const key of Object.keys(limits) as (keyof ConnectionLimitOptions)[]) {
     // `undefined` keeps the default, so callers can pass optional settings straight through.
-    if (value !== undefined) Object.assign(limits, { [key]: value });
+    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
   }
   if (limits.requestTimeoutMs > 0 && limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new RangeError('headersTimeoutMs must not exceed requestTimeoutMs');
