@@ -1,0 +1,7 @@
+import { ChatApp } from './app';
+import { buildLayout } from './layout';
+import './style.css';
+
+const layout = buildLayout();
+document.body.append(layout.root);
+void new ChatApp(layout).start();

@@ -1,0 +1,99 @@
+import type { ParleyClient, ParleySocket } from '@parley/client';
+import type { MessageList } from './chat/message-list';
+
+/** How the page sends: over the socket, or REST with the `stream` or `sync` mode. */
+export type SendMode = 'socket' | 'stream' | 'sync';
+
+/** What one send needs. */
+export interface SendInput {
+  mode: SendMode;
+  text: string;
+  channelId: string;
+  agentId: string;
+  /** Whether a socket SEND_MESSAGE reaches `agentId` (it names no agent: the channel's agent answers). */
+  socketReachesAgent: boolean;
+  me: { entityId: string; name: string };
+  client: ParleyClient;
+  socket: ParleySocket | undefined;
+  list: MessageList;
+  agentName: string;
+  /** Called with the agent's name while a reply is produced by this send, then with undefined. */
+  onReplying: (agentName: string | undefined) => void;
+}
+
+/**
+ * Sends one message and shows what comes back. Whatever the path, the server also broadcasts the message and
+ * the reply to the room, and the list shows each message once (by id, chunks by index).
+ *
+ * @throws ParleyClientError when the server refuses the message or the stream fails.
+ */
+export async function sendMessage(input: SendInput): Promise<void> {
+  const { mode, text, channelId, agentId, me, client, list } = input;
+  const own = { senderId: me.entityId, senderName: me.name, role: 'own' as const };
+  const rest = { text, entityId: me.entityId, senderName: me.name, agentId };
+
+  if (mode === 'socket' && input.socket && input.socketReachesAgent) {
+    const messageId = crypto.randomUUID();
+    list.upsert({ ...own, id: messageId, text });
+    list.markPending(messageId);
+    try {
+      await input.socket.sendMessage(channelId, {
+        text,
+        senderId: me.entityId,
+        senderName: me.name,
+        messageId,
+      });
+    } catch (error) {
+      list.fail(messageId, 'Not sent');
+      throw error;
+    }
+    return;
+  }
+
+  if (mode === 'socket') {
+    // The first message of a new channel for another agent: REST names the agent, the reply comes on the socket.
+    const { userMessage } = await client.sendMessage(channelId, rest);
+    list.upsert({ ...own, id: userMessage.id, text: userMessage.text });
+    return;
+  }
+
+  if (mode === 'stream') {
+    let replyId: string | undefined;
+    input.onReplying(input.agentName);
+    try {
+      for await (const event of client.sendMessage(channelId, { ...rest, mode: 'stream' })) {
+        if (event.event === 'user_message') {
+          list.upsert({ ...own, id: event.data.id, text: event.data.text });
+        } else if (event.event === 'chunk') {
+          replyId = event.data.messageId;
+          list.chunk(replyId, event.data.index, event.data.chunk, 'sse', input.agentName);
+        } else if (replyId) {
+          list.finish(replyId);
+        }
+      }
+    } finally {
+      input.onReplying(undefined);
+    }
+    return;
+  }
+
+  input.onReplying(input.agentName);
+  try {
+    const response = await client.sendMessage(
+      channelId,
+      { ...rest, mode: 'sync' },
+      { timeout: 120_000 },
+    );
+    list.upsert({ ...own, id: response.userMessage.id, text: response.userMessage.text });
+    if (response.agentResponse.text) {
+      list.upsertReplyTo(response.userMessage.id, {
+        senderId: agentId,
+        senderName: input.agentName,
+        text: response.agentResponse.text,
+        role: 'agent',
+      });
+    }
+  } finally {
+    input.onReplying(undefined);
+  }
+}

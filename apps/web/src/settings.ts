@@ -1,0 +1,61 @@
+/** Where the page keeps what it remembers. The API key lives in sessionStorage: it ends with the tab. */
+const KEYS = {
+  apiKey: 'parley.apiKey',
+  entityId: 'parley.entityId',
+  name: 'parley.name',
+  recent: 'parley.recentChannels',
+} as const;
+
+function read(storage: Storage, key: string): string | undefined {
+  try {
+    return storage.getItem(key) ?? undefined;
+  } catch {
+    // Storage can be disabled (private mode, policies): the page still works, it just forgets.
+    return undefined;
+  }
+}
+
+function write(storage: Storage, key: string, value: string | undefined): void {
+  try {
+    if (value === undefined || value === '') storage.removeItem(key);
+    else storage.setItem(key, value);
+  } catch {
+    // See read().
+  }
+}
+
+/** The API key for a server with `SERVER_AUTH_TOKEN`, kept for this tab only. */
+export const apiKeySetting = {
+  get: () => read(sessionStorage, KEYS.apiKey),
+  set: (value: string | undefined) => write(sessionStorage, KEYS.apiKey, value),
+};
+
+/** Who this browser is in the rooms: a stable entity id and a display name. */
+export function identity(): { entityId: string; name: string } {
+  let entityId = read(localStorage, KEYS.entityId);
+  if (!entityId) {
+    entityId = `user-${crypto.randomUUID()}`;
+    write(localStorage, KEYS.entityId, entityId);
+  }
+  const name = read(localStorage, KEYS.name) ?? `Guest ${entityId.slice(5, 9)}`;
+  return { entityId, name };
+}
+
+/** Remembers the display name. */
+export function saveName(name: string): void {
+  write(localStorage, KEYS.name, name.trim() || undefined);
+}
+
+/** Reads the raw recent-channel list. */
+export function readRecent(): unknown {
+  try {
+    return JSON.parse(read(localStorage, KEYS.recent) ?? '[]') as unknown;
+  } catch {
+    return [];
+  }
+}
+
+/** Stores the recent-channel list. */
+export function writeRecent(value: unknown): void {
+  write(localStorage, KEYS.recent, JSON.stringify(value));
+}
