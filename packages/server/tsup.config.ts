@@ -4,11 +4,22 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing.ts',
+    config: 'src/config/index.ts',
+    health: 'src/health/index.ts',
+    metrics: 'src/metrics/index.ts',
     // The embedded database's thread, loaded by file name next to index.js (see pglite-worker-client.ts).
     'pglite-worker': 'src/storage/pglite-worker.js',
   },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts', testing: 'src/testing.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      testing: 'src/testing.ts',
+      config: 'src/config/index.ts',
+      health: 'src/health/index.ts',
+      metrics: 'src/metrics/index.ts',
+    },
+  },
   sourcemap: true,
   clean: true,
   target: 'node20',

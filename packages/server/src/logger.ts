@@ -1,4 +1,5 @@
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import pretty from 'pino-pretty';
 
 /** Paths whose values never reach a log line. */
 const REDACTED_PATHS = [
@@ -20,21 +21,70 @@ const REDACTED_PATHS = [
 /** Log levels an operator can set with `LOG_LEVEL`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** How log lines look: `pretty` (coloured, one readable line each) or `json` (one JSON object a line). */
+export type LogFormat = 'pretty' | 'json';
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /** Default: `pretty` when stdout is a terminal, `json` otherwise. Ignored when `destination` is given. */
+  format?: LogFormat;
+  /** Where JSON lines go instead of stdout (tests). */
+  destination?: DestinationStream;
+}
+
+const noop = () => undefined;
+
 /**
- * Creates the server's structured logger (JSON lines on stdout, or on `destination`). Secrets under the known
- * paths are redacted.
+ * Standard output written asynchronously (sonic-boom, `sync: false`), so that a slow reader never blocks the
+ * event loop. When the reader goes away (`parley | head -2`), writes fail with EPIPE: from then on lines are
+ * dropped rather than thrown, buffered without end, or retried, so HTTP keeps answering and SIGTERM still
+ * stops the server.
+ */
+function stdoutDestination() {
+  const stream = pino.destination({ dest: 1, sync: false });
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') return;
+    stream.write = () => true;
+    stream.flush = (callback?: (error?: Error) => void) => callback?.();
+    stream.flushSync = noop;
+    stream.end = noop;
+  };
+  stream.on('error', onError);
+  return stream;
+}
+
+/**
+ * Creates the server's structured logger. Secrets under the known paths are redacted.
+ *
+ * @param level `LOG_LEVEL` (default `info`).
+ * @param options a destination stream for JSON lines, or the format to use on stdout.
+ * @example
+ * const logger = createLogger('info', { format: 'pretty' });
  */
 export function createLogger(
   level: LevelWithSilent = 'info',
-  destination?: pino.DestinationStream,
+  options?: DestinationStream | LoggerOptions,
 ): Logger {
+  const { format, destination } =
+    options && 'write' in options ? { format: undefined, destination: options } : (options ?? {});
+  const settings = {
+    level,
+    base: { service: 'parley' },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (destination) return pino(settings, destination);
+  if ((format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json') {
+    return pino(settings, stdoutDestination());
+  }
+  // pino-pretty's own stdout stream drops lines after EPIPE too (build-safe-sonic-boom).
   return pino(
-    {
-      level,
-      base: { service: 'parley' },
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    },
-    destination ?? pino.destination({ sync: false }),
+    settings,
+    pretty({
+      colorize: process.stdout.isTTY,
+      sync: false,
+      ignore: 'pid,hostname,service',
+      translateTime: 'HH:MM:ss.l',
+    }),
   );
 }
 

@@ -36,6 +36,10 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       authToken: undefined,
       logLevel: 'info',
+      logFormat: undefined,
+      requestLogLevel: 'info',
+      plugins: [],
+      warnings: [],
       characters: [],
     });
   });
@@ -62,12 +66,68 @@ describe('loadConfig', () => {
     expect(external.database).toEqual({ kind: 'postgres', url });
   });
 
-  it('names a bad log level and a bad database URL', async () => {
+  it('names a bad log level and a bad database URL, hiding its password', async () => {
     expect(await configError({ LOG_LEVEL: 'loud' })).toMatch(/^LOG_LEVEL must be one of/);
-    expect(await configError({ DATABASE_URL: 'mysql://x' })).toMatch(/postgres:\/\//);
-    expect(await configError({ DATABASE_URL: 'not a url' })).toBe(
-      'DATABASE_URL is not a valid URL',
+    expect(await configError({ DATABASE_URL: 'mysql://u:hunter2@x/db' })).toBe(
+      'DATABASE_URL must be a postgres:// URL, got "mysql://u:****@x/db"',
     );
+    expect(await configError({ DATABASE_URL: 'not a url' })).toBe(
+      'DATABASE_URL must be a postgres:// URL, got "not a url"',
+    );
+  });
+
+  it('fills the TEE and model options from the same settings, TEE off by default', async () => {
+    const plain = await loadConfig({ env: {}, cwd });
+    expect(plain.tee).toEqual({
+      mode: 'OFF',
+      vendor: 'phala',
+      salt: undefined,
+      endpoint: undefined,
+    });
+    expect(plain.model).toEqual({ provider: 'eliza' });
+    expect(toServerOptions(plain).tee.mode).toBe('OFF');
+    const local = await loadConfig({
+      env: {
+        TEE_MODE: 'local',
+        WALLET_SECRET_SALT: 'a-long-enough-salt',
+        MODEL_PROVIDER: 'openai',
+        MODEL: 'llama3.2',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      },
+      cwd,
+    });
+    expect(local.tee).toMatchObject({ mode: 'LOCAL', salt: 'a-long-enough-salt' });
+    expect(local.model).toEqual({
+      provider: 'openai',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'llama3.2',
+      timeoutMs: 60_000,
+    });
+    expect(toServerOptions(local).model?.name).not.toBe('eliza');
+  });
+
+  it('never shows a secret in an error', async () => {
+    const message = await configError({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'short' });
+    expect(message).toBe('WALLET_SECRET_SALT must be 8 to 128 characters after trimming');
+  });
+
+  it('warns about settings that look mistyped, and only those', async () => {
+    const config = await loadConfig({
+      env: { PORTT: '8080', TEE_MOD: 'LOCAL', HOME: '/root', PATH: '/bin', DATABSE_URL: 'x' },
+      cwd,
+    });
+    expect(config.warnings).toEqual([
+      'PORTT is not a Parley setting; did you mean PORT?',
+      'TEE_MOD is not a Parley setting; did you mean TEE_MODE?',
+      'DATABSE_URL is not a Parley setting; did you mean DATABASE_URL?',
+    ]);
+  });
+
+  it('refuses a character file with an unknown key, naming the key and the file', async () => {
+    await writeFile(join(cwd, 'typo.json'), JSON.stringify({ name: 'Ty', sytem: 'Be brief.' }));
+    const message = await configError({}, ['--character', 'typo.json']);
+    expect(message).toContain(join(cwd, 'typo.json'));
+    expect(message).toContain('unknown key "sytem" (did you mean "system"?');
   });
 
   it('names an unreadable, invalid or incomplete character file', async () => {

@@ -2,20 +2,29 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs, parseEnv } from 'node:util';
 import type { Character } from '@parley/plugin-sdk';
-import type { LevelWithSilent } from 'pino';
-import { loadCharacterFile } from '../agents/character';
+import type { Level, LevelWithSilent } from 'pino';
 import type { ServerOptions } from '../create-server';
-import { LOG_LEVELS } from '../logger';
+import { createModel, toModelSettings, type ModelSettings } from '../models/model-from-env';
+import { toTeeConfig, type TeeConfig } from '../tee/tee-config';
 import { ConfigError } from './config-error';
+import { findMistypedSettings } from './find-mistyped-settings';
+import { loadCharacter } from './load-character';
+import { parseSettings } from './parse-settings';
+import { settingsSchema, type Settings } from './settings-schema';
 
-/** The server configuration an operator sets through the environment and the command line. */
+/** The server configuration an operator sets through the environment, `.env` and the command line. */
 export interface ParleyConfig {
   port: number;
   host: string;
+  /** `DATA_DIR`, resolved against the working directory. */
   dataDir: string;
   databaseUrl: string | undefined;
   authToken: string | undefined;
   logLevel: LevelWithSilent;
+  /** `LOG_FORMAT`; undefined lets the logger choose (pretty on a terminal, JSON otherwise). */
+  logFormat: 'pretty' | 'json' | undefined;
+  /** `REQUEST_LOG_LEVEL`: the level of the one line logged per HTTP request. */
+  requestLogLevel: Level | 'silent';
   /** `SYNC_TIMEOUT_MS`: how long a sync channel message waits for the reply. */
   syncTimeoutMs: number;
   /** `ROUTE_TIMEOUT_MS`: plugin route handler timeout. */
@@ -25,49 +34,18 @@ export interface ParleyConfig {
   /** `UPLOAD_LIMIT`: largest multipart upload in bytes. */
   uploadLimit: number;
   characters: Character[];
+  /** `PLUGINS`, split on commas: example names, paths or package names, `examples` or `none`. */
+  plugins: string[];
+  /** The model settings (`MODEL_PROVIDER` and friends). */
+  model: ModelSettings;
+  /** The TEE settings (`TEE_MODE` and friends); `salt` is a secret. */
+  tee: TeeConfig;
+  /** Every parsed setting, defaults filled in. */
+  settings: Settings;
+  /** Things worth telling the operator that do not stop start-up (a mistyped setting name…). */
+  warnings: string[];
   /** The environment the config was read from (`.env` merged under the process environment). */
   env: Record<string, string | undefined>;
-}
-
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return 3000;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${value}"`);
-  }
-  return port;
-}
-
-function parsePositiveInteger(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value.trim() === '') return fallback;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number <= 0) {
-    throw new ConfigError(`${name} must be a positive whole number, got "${value}"`);
-  }
-  return number;
-}
-
-function parseLogLevel(value: string | undefined): LevelWithSilent {
-  if (value === undefined || value.trim() === '') return 'info';
-  const level = value.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
-  }
-  return level as LevelWithSilent;
-}
-
-function parseDatabaseUrl(value: string | undefined): string | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError('DATABASE_URL is not a valid URL');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`DATABASE_URL must be a postgres:// URL, got ${url.protocol}//…`);
-  }
-  return value;
 }
 
 /**
@@ -86,29 +64,27 @@ export async function readDotEnv(path: string): Promise<Record<string, string>> 
 }
 
 /** Character file paths from `--character` flags, else from `CHARACTERS` (comma-separated). */
-export function characterPaths(argv: readonly string[], env: Record<string, string | undefined>) {
+export function characterPaths(argv: readonly string[], fromSetting: readonly string[]): string[] {
   let flags: string[] = [];
   try {
     const { values } = parseArgs({
       args: [...argv],
-      options: { character: { type: 'string', multiple: true } },
-      allowPositionals: true,
+      options: { character: { type: 'string', multiple: true, short: 'c' } },
+      allowPositionals: false,
       strict: true,
     });
     flags = values.character ?? [];
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
-  if (flags.length > 0) return flags;
-  return (env.CHARACTERS ?? '')
-    .split(',')
-    .map((path) => path.trim())
-    .filter((path) => path !== '');
+  return flags.length > 0 ? flags : [...fromSetting];
 }
 
 /**
  * Builds the configuration from the environment, a `.env` file in `cwd` (the process environment wins) and the
- * command line. Every bad setting is a ConfigError with one line naming the problem.
+ * command line (`--character PATH`, repeatable), through the one settings schema. Every bad setting is a
+ * ConfigError with one line naming the setting and its value (secrets hidden); a name that looks like a
+ * mistyped setting (`PORTT`) is a warning.
  */
 export async function loadConfig(input: {
   env: Record<string, string | undefined>;
@@ -116,31 +92,53 @@ export async function loadConfig(input: {
   cwd?: string;
 }): Promise<ParleyConfig> {
   const cwd = input.cwd ?? process.cwd();
-  const env = { ...(await readDotEnv(resolve(cwd, '.env'))), ...input.env };
-  const paths = characterPaths(input.argv ?? [], env);
+  const dotEnv = await readDotEnv(resolve(cwd, '.env'));
+  const env = { ...dotEnv, ...input.env };
+  const settings = parseSettings(settingsSchema, env);
   const characters: Character[] = [];
-  for (const path of paths) characters.push(await loadCharacterFile(resolve(cwd, path)));
+  for (const path of characterPaths(input.argv ?? [], settings.CHARACTERS)) {
+    characters.push(await loadCharacter(resolve(cwd, path)));
+  }
+  // Only names an operator wrote for Parley are checked: the .env file, and the process environment's names
+  // that are not the shell's own (those the schema does not know and that look like ours).
+  const warnings = findMistypedSettings(Object.keys(env)).map(
+    ({ name, suggestion }) => `${name} is not a Parley setting; did you mean ${suggestion}?`,
+  );
   return {
-    port: parsePort(env.PORT),
-    host: env.HOST?.trim() || '127.0.0.1',
-    dataDir: resolve(cwd, env.DATA_DIR?.trim() || '.parley'),
-    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
-    authToken: env.SERVER_AUTH_TOKEN?.trim() || undefined,
-    logLevel: parseLogLevel(env.LOG_LEVEL),
-    syncTimeoutMs: parsePositiveInteger('SYNC_TIMEOUT_MS', env.SYNC_TIMEOUT_MS, 60_000),
-    routeTimeoutMs: parsePositiveInteger('ROUTE_TIMEOUT_MS', env.ROUTE_TIMEOUT_MS, 30_000),
-    bodyLimit: parsePositiveInteger('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
-    uploadLimit: parsePositiveInteger('UPLOAD_LIMIT', env.UPLOAD_LIMIT, 10 * 1024 * 1024),
+    port: settings.PORT,
+    host: settings.HOST,
+    dataDir: resolve(cwd, settings.DATA_DIR),
+    databaseUrl: settings.DATABASE_URL,
+    authToken: settings.SERVER_AUTH_TOKEN,
+    logLevel: settings.LOG_LEVEL,
+    logFormat: settings.LOG_FORMAT,
+    requestLogLevel:
+      settings.REQUEST_LOG_LEVEL === 'silent' ? 'silent' : settings.REQUEST_LOG_LEVEL,
+    syncTimeoutMs: settings.SYNC_TIMEOUT_MS,
+    routeTimeoutMs: settings.ROUTE_TIMEOUT_MS,
+    bodyLimit: settings.BODY_LIMIT,
+    uploadLimit: settings.UPLOAD_LIMIT,
     characters,
+    plugins: settings.PLUGINS,
+    model: toModelSettings(settings),
+    tee: toTeeConfig(settings),
+    settings,
+    warnings,
     env,
   };
 }
 
+/** Server options plus the settings the app passes that createServer is gaining. */
+export type ConfiguredServerOptions = ServerOptions & {
+  tee: TeeConfig;
+  requestLogLevel: Level | 'silent';
+};
+
 /**
- * The server options a configuration stands for: everything but plugins, model and logger, which the app
+ * The server options a configuration stands for: everything but plugins and the logger, which the app
  * chooses.
  */
-export function toServerOptions(config: ParleyConfig): ServerOptions {
+export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
   return {
     port: config.port,
     host: config.host,
@@ -150,6 +148,9 @@ export function toServerOptions(config: ParleyConfig): ServerOptions {
     database: config.databaseUrl
       ? { kind: 'postgres', url: config.databaseUrl }
       : { kind: 'pglite', dataDir: config.dataDir },
+    model: createModel(config.model),
+    tee: config.tee,
+    requestLogLevel: config.requestLogLevel,
     syncTimeoutMs: config.syncTimeoutMs,
     routeTimeoutMs: config.routeTimeoutMs,
     bodyLimit: config.bodyLimit,

@@ -3,14 +3,14 @@ import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
-import type { Logger } from 'pino';
 import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 import { handleError } from './error-handler';
+import { requestLog, type RequestLogOptions } from './request-log';
+import { isOpenPath } from './routes/server-routes';
 
 /** Options of {@link createHttpApp}. */
-export interface HttpAppOptions {
-  logger: Logger;
+export interface HttpAppOptions extends RequestLogOptions {
   /** When set, the built-in endpoints require `x-api-key` equal to it. */
   authToken?: string;
   /** Maximum JSON body size in bytes. */
@@ -65,25 +65,11 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(requestId());
-  app.use(async (c, next) => {
-    const id = c.get('requestId');
-    const logger = options.logger.child({ requestId: id });
-    c.set('logger', logger);
-    const started = performance.now();
-    await next();
-    logger.debug(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
-  });
+  app.use(requestLog(options));
 
   app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
-  if (options.authToken) app.use(onBuiltInPaths(apiKeyAuth(options.authToken)));
+  const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
+  if (auth) app.use(onBuiltInPaths((c, next) => (isOpenPath(c.req.path) ? next() : auth(c, next))));
 
   app.notFound((c) =>
     c.json(failure('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), 404),

@@ -1,12 +1,48 @@
 import { Hono } from 'hono';
 import type { AgentRegistry } from '../../agents/agent-registry';
+import { checkReadiness, type ReadinessProbe } from '../../health';
 import type { AppEnv } from '../app-env';
-import { success } from '../envelope';
+import { failure, success } from '../envelope';
 
-/** `GET /api/server/health` and `GET /api/agents`. */
-export function serverRoutes(agents: AgentRegistry): Hono<AppEnv> {
+/** Liveness path: answers 200 while the process serves HTTP. */
+export const HEALTH_PATH = '/api/server/health';
+/** Readiness path: 200 when every probe passes, else 503. */
+export const READY_PATH = '/api/server/ready';
+
+/**
+ * Built-in paths open without `x-api-key` even when a server token is set: load-balancer and orchestrator
+ * probes carry no secret, and neither answer reveals anything but up or down.
+ */
+const OPEN_PATHS: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
+
+/** Whether `path` is a built-in path that needs no API key. */
+export function isOpenPath(path: string): boolean {
+  return OPEN_PATHS.has(path);
+}
+
+/** Options of {@link serverRoutes}. */
+export interface ServerRoutesOptions {
+  /** What must be up before the server takes traffic (e.g. the database); none means always ready. */
+  readiness?: readonly ReadinessProbe[];
+}
+
+/** `GET /api/server/health` (liveness), `GET /api/server/ready` (readiness) and `GET /api/agents`. */
+export function serverRoutes(
+  agents: Pick<AgentRegistry, 'summaries'>,
+  options: ServerRoutesOptions = {},
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  routes.get('/api/server/health', (c) => c.json(success({ status: 'ok' as const })));
+  routes.get(HEALTH_PATH, (c) => c.json(success({ status: 'ok' as const })));
+  routes.get(READY_PATH, async (c) => {
+    const report = await checkReadiness(options.readiness ?? []);
+    if (report.ready) return c.json(success({ status: 'ready' as const, checks: report.checks }));
+    const failed = report.checks.filter((check) => !check.ok);
+    const reasons = failed.map((check) => `${check.name}: ${check.detail ?? 'not ready'}`);
+    return c.json(
+      failure('UNAVAILABLE', `Not ready (${reasons.join('; ')})`, { checks: report.checks }),
+      503,
+    );
+  });
   routes.get('/api/agents', (c) => c.json(success(agents.summaries())));
   return routes;
 }

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/** An unset or blank setting is absent; any other value is trimmed. */
+function unset(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** Free text, trimmed; blank is unset. */
+export function text() {
+  return z.preprocess(unset, z.string().optional());
+}
+
+/** Free text with a default. */
+export function textWithDefault(fallback: string) {
+  return z.preprocess(unset, z.string().default(fallback));
+}
+
+/** A whole number within `min`..`max`, with a default. */
+export function wholeNumber(fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const message =
+    max === Number.MAX_SAFE_INTEGER
+      ? min === 1
+        ? 'must be a positive whole number'
+        : `must be a whole number of at least ${min}`
+      : `must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    unset,
+    z.coerce
+      .number({ error: message })
+      .int({ error: message })
+      .min(min, { error: message })
+      .max(max, { error: message })
+      .default(fallback),
+  );
+}
+
+function caseOf(values: readonly string[]) {
+  const lower = new Map(values.map((value) => [value.toLowerCase(), value]));
+  return (value: unknown) => {
+    const given = unset(value);
+    return typeof given === 'string' ? (lower.get(given.toLowerCase()) ?? given) : given;
+  };
+}
+
+/** One of `values` with a default, compared case-insensitively and given in the case of `values`. */
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  values: T,
+  fallback: T[number],
+) {
+  const schema = z.enum(values, { error: `must be one of ${values.join(', ')}` });
+  return z.preprocess(caseOf(values), schema.default(fallback as never));
+}
+
+/** One of `values` or unset, compared case-insensitively. */
+export function optionalOneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  const schema = z.enum(values, { error: `must be one of ${values.join(', ')}` });
+  return z.preprocess(caseOf(values), schema.optional());
+}
+
+/** A URL whose scheme is one of `protocols` (`'http:'`, `'postgres:'`…). */
+export function urlOf(protocols: readonly string[], description: string) {
+  return z.preprocess(
+    unset,
+    z
+      .string()
+      .refine(
+        (value) => {
+          try {
+            return protocols.includes(new URL(value).protocol);
+          } catch {
+            return false;
+          }
+        },
+        { error: `must be ${description}` },
+      )
+      .optional(),
+  );
+}
+
+/** A comma-separated list, each item trimmed, blanks dropped. */
+export function list() {
+  return z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== '')
+        : [],
+    z.array(z.string()),
+  );
+}

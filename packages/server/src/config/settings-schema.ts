@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { LOG_LEVELS } from '../logger';
+import {
+  oneOf,
+  optionalOneOf,
+  list,
+  text,
+  textWithDefault,
+  urlOf,
+  wholeNumber,
+} from './setting-types';
+
+const SALT_MIN_LENGTH = 8;
+const SALT_MAX_LENGTH = 128;
+
+/** The settings of the TEE (`TEE_MODE`, `TEE_VENDOR`, `WALLET_SECRET_SALT`, `DSTACK_SIMULATOR_ENDPOINT`). */
+export const teeSettingsSchema = z
+  .object({
+    TEE_MODE: oneOf(['OFF', 'LOCAL', 'DOCKER', 'PRODUCTION'], 'OFF'),
+    TEE_VENDOR: oneOf(['phala'], 'phala'),
+    WALLET_SECRET_SALT: text(),
+    DSTACK_SIMULATOR_ENDPOINT: z.preprocess(
+      (value) => (typeof value === 'string' ? value.trim() || undefined : value),
+      z
+        .string()
+        .refine(
+          (value) => {
+            if (value.startsWith('/')) return true;
+            try {
+              return ['http:', 'https:'].includes(new URL(value).protocol);
+            } catch {
+              return false;
+            }
+          },
+          { error: 'must be an absolute unix socket path or an http(s) URL' },
+        )
+        .optional(),
+    ),
+  })
+  .superRefine((settings, context) => {
+    if (settings.TEE_MODE === 'OFF') return;
+    const salt = settings.WALLET_SECRET_SALT;
+    if (salt === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WALLET_SECRET_SALT'],
+        message: `is required when TEE_MODE is ${settings.TEE_MODE}`,
+      });
+    } else if (salt.length < SALT_MIN_LENGTH || salt.length > SALT_MAX_LENGTH) {
+      // Names the rule, never the value or its length: the salt is a secret even when it is wrong.
+      context.addIssue({
+        code: 'custom',
+        path: ['WALLET_SECRET_SALT'],
+        message: `must be ${SALT_MIN_LENGTH} to ${SALT_MAX_LENGTH} characters after trimming`,
+      });
+    }
+  });
+
+/** The settings that choose the model agents answer with. */
+export const modelSettingsSchema = z
+  .object({
+    MODEL_PROVIDER: oneOf(['eliza', 'openai'], 'eliza'),
+    OPENAI_BASE_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
+    OPENAI_API_KEY: text(),
+    MODEL: text(),
+    MODEL_TIMEOUT_MS: wholeNumber(60_000, 1),
+  })
+  .superRefine((settings, context) => {
+    if (settings.MODEL_PROVIDER === 'openai' && settings.MODEL === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['MODEL'],
+        message: 'is required when MODEL_PROVIDER=openai (for example MODEL=gpt-4o-mini)',
+      });
+    }
+  });
+
+/** The server's own settings. */
+export const serverSettingsSchema = z.object({
+  PORT: wholeNumber(3000, 0, 65535),
+  HOST: textWithDefault('127.0.0.1'),
+  DATA_DIR: textWithDefault('.parley'),
+  DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL'),
+  SERVER_AUTH_TOKEN: text(),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  LOG_FORMAT: optionalOneOf(['pretty', 'json']),
+  REQUEST_LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  CHARACTERS: list(),
+  PLUGINS: list(),
+  SYNC_TIMEOUT_MS: wholeNumber(60_000, 1),
+  ROUTE_TIMEOUT_MS: wholeNumber(30_000, 1),
+  BODY_LIMIT: wholeNumber(1024 * 1024, 1),
+  UPLOAD_LIMIT: wholeNumber(10 * 1024 * 1024, 1),
+  SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
+});
+
+/**
+ * Every setting of the Parley app, with its default: the one place defaults live. Unknown keys are ignored
+ * here (the environment holds much else); {@link findMistypedSettings} warns about near misses.
+ */
+export const settingsSchema = z.intersection(
+  serverSettingsSchema,
+  z.intersection(modelSettingsSchema, teeSettingsSchema),
+);
+
+/** The parsed settings. */
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** Settings whose values are secrets: never printed, logged or echoed in an error. */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'SERVER_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'WALLET_SECRET_SALT',
+  'WEBHOOK_API_KEY',
+  'GITHUB_WEBHOOK_SECRET',
+]);
+
+/** Settings read by the example plugins and tests rather than by the server itself. */
+export const PLUGIN_SETTINGS = [
+  'WEBHOOK_API_KEY',
+  'NOTIFICATION_CHANNEL_ID',
+  'GITHUB_WEBHOOK_SECRET',
+  'TEST_DATABASE_URL',
+] as const;
+
+/** Every setting name Parley knows. */
+export const KNOWN_SETTINGS: readonly string[] = [
+  ...Object.keys(serverSettingsSchema.shape),
+  ...Object.keys(modelSettingsSchema.shape),
+  ...Object.keys(teeSettingsSchema.shape),
+  ...PLUGIN_SETTINGS,
+];

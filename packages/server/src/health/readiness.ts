@@ -1,0 +1,53 @@
+import { Migrator, sql, type Kysely } from 'kysely';
+import { migrationProvider } from '../storage/migrations';
+
+/** The outcome of one readiness check. `detail` is safe to show: it never carries a secret or a stack. */
+export interface ReadinessCheck {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** One thing that must be up for the server to take traffic. Resolves, never rejects. */
+export type ReadinessProbe = () => Promise<ReadinessCheck>;
+
+/** The answer of `GET /api/server/ready`. */
+export interface ReadinessReport {
+  ready: boolean;
+  checks: ReadinessCheck[];
+}
+
+/** Runs every probe at once; ready when each one is. */
+export async function checkReadiness(probes: readonly ReadinessProbe[]): Promise<ReadinessReport> {
+  const checks = await Promise.all(probes.map((probe) => probe()));
+  return { ready: checks.every((check) => check.ok), checks };
+}
+
+/**
+ * The database probe: it answers a query within `timeoutMs`, and every migration this build knows has run
+ * (a newer build may have migrated further; that is fine).
+ */
+export function databaseProbe<T>(db: Kysely<T>, timeoutMs = 5_000): ReadinessProbe {
+  return async () => {
+    const name = 'database';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      const pending = (async () => {
+        await sql`select 1`.execute(db);
+        const migrations = await new Migrator({ db, provider: migrationProvider }).getMigrations();
+        return migrations.filter((migration) => migration.executedAt === undefined).length;
+      })();
+      const outcome = await Promise.race([pending, timeout]);
+      if (outcome === 'timeout') return { name, ok: false, detail: `no answer in ${timeoutMs} ms` };
+      if (outcome > 0) return { name, ok: false, detail: `${outcome} migration(s) pending` };
+      return { name, ok: true };
+    } catch {
+      return { name, ok: false, detail: 'unreachable' };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

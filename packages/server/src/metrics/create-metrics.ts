@@ -1,0 +1,171 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A finished HTTP request, as the request log sees it. */
+export interface HttpRequestSample {
+  method: string;
+  /** The route pattern, never the raw path, so that the number of series stays bounded. */
+  route: string;
+  status: number;
+  ms: number;
+}
+
+/** A database connection pool's state. */
+export interface PoolState {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** Values read at scrape time rather than counted as they change. */
+export interface MetricsSources {
+  /** Connected sockets. */
+  sockets?: () => number;
+  /** Channel rooms with at least one member. */
+  rooms?: () => number;
+  /** Work waiting in each named queue (e.g. `replies`, `writes`). */
+  queues?: Record<string, () => number>;
+  /** The database pool; undefined when the database has none (embedded PGlite). */
+  databasePool?: () => PoolState | undefined;
+}
+
+/** How a reply ended. */
+export type ReplyOutcome = 'stored' | 'empty' | 'error';
+
+/** The server's Prometheus metrics: a small typed surface over one prom-client registry. */
+export interface ParleyMetrics {
+  /** Records one HTTP request (count and latency). */
+  observeHttpRequest(sample: HttpRequestSample): void;
+  /** A reply began (the model was asked). */
+  replyStarted(): void;
+  /** A reply ended; pairs with {@link ParleyMetrics.replyStarted}. */
+  replyFinished(outcome: ReplyOutcome): void;
+  /** How long the model took to answer one reply, in milliseconds. */
+  observeModelLatency(ms: number): void;
+  /** The model failed, with the Parley error code it was mapped to (`TIMEOUT`, `UPSTREAM_ERROR`, …). */
+  modelError(code: string): void;
+  /** Sets the functions gauges read at scrape time; later calls add to or replace earlier ones. */
+  watch(sources: MetricsSources): void;
+  /** The exposition text and its content type, for `GET /metrics`. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event-loop lag, GC); default true. */
+  processMetrics?: boolean;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Creates the metrics of one server on a registry of its own (two servers in one process never mix their
+ * figures). Every name starts with `parley_`.
+ *
+ * @example
+ * const metrics = createMetrics();
+ * metrics.watch({ sockets: () => io.engine.clientsCount });
+ * app.route('/', metricsRoutes(metrics, { authToken }));
+ */
+export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true)
+    collectDefaultMetrics({ register: registry, prefix: 'parley_' });
+  const sources: MetricsSources = {};
+  const queues = new Map<string, () => number>();
+
+  const requests = new Counter({
+    name: 'parley_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: 'parley_http_request_duration_seconds',
+    help: 'Time to the response headers, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const replies = new Counter({
+    name: 'parley_replies_total',
+    help: 'Agent replies that ended, by outcome (stored, empty, error)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const repliesInFlight = new Gauge({
+    name: 'parley_replies_in_flight',
+    help: 'Agent replies being produced now',
+    registers: [registry],
+  });
+  const modelSeconds = new Histogram({
+    name: 'parley_model_duration_seconds',
+    help: 'Time the model took to answer one reply',
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const modelErrors = new Counter({
+    name: 'parley_model_errors_total',
+    help: 'Model failures, by error code',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'parley_sockets',
+    help: 'Connected sockets',
+    registers: [registry],
+    collect() {
+      this.set(sources.sockets?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'parley_rooms',
+    help: 'Channel rooms with at least one member',
+    registers: [registry],
+    collect() {
+      this.set(sources.rooms?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'parley_queue_depth',
+    help: 'Work waiting, by queue',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    collect() {
+      for (const [queue, depth] of queues) this.set({ queue }, depth());
+    },
+  });
+  new Gauge({
+    name: 'parley_database_pool_connections',
+    help: 'Database pool connections, by state (total, idle, waiting clients)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = sources.databasePool?.();
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.total);
+      this.set({ state: 'idle' }, pool.idle);
+      this.set({ state: 'waiting' }, pool.waiting);
+    },
+  });
+
+  return {
+    observeHttpRequest({ method, route, status, ms }) {
+      requests.inc({ method, route, status: String(status) });
+      requestSeconds.observe({ method, route }, ms / 1000);
+    },
+    replyStarted: () => repliesInFlight.inc(),
+    replyFinished(outcome) {
+      repliesInFlight.dec();
+      replies.inc({ outcome });
+    },
+    observeModelLatency: (ms) => modelSeconds.observe(ms / 1000),
+    modelError: (code) => modelErrors.inc({ code }),
+    watch(next) {
+      Object.assign(sources, next);
+      for (const [queue, depth] of Object.entries(next.queues ?? {})) queues.set(queue, depth);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
