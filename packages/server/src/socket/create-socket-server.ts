@@ -2,6 +2,7 @@ import { API_KEY_HEADER, type ClientToServerEvents, type ServerToClientEvents } 
 import { safeEqual } from '@parley/plugin-sdk';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
+import { type ClusterOptions, createClusterAdapter } from './create-adapter';
 
 /** The server's typed socket.io instance. */
 export type ParleySocketServer = SocketIOServer<ClientToServerEvents, ServerToClientEvents>;
@@ -13,11 +14,26 @@ export interface SocketServerOptions {
   authToken?: string;
   /** Largest accepted socket payload in bytes. */
   maxPayloadBytes: number;
+  /**
+   * Processes that share rooms: every broadcast reaches the room's members on every process that has the
+   * same `cluster`. Unset: rooms live in this process only.
+   */
+  cluster?: ClusterOptions;
+}
+
+const clusterReady = new WeakMap<ParleySocketServer, Promise<void>>();
+
+/**
+ * Settles once the socket server's cluster adapter (if any) is connected, so that a process starts serving
+ * only when broadcasts from the others reach it. Never rejects: failures are logged and retried.
+ */
+export function socketServerReady(io: ParleySocketServer): Promise<void> {
+  return clusterReady.get(io) ?? Promise.resolve();
 }
 
 /**
  * socket.io on the HTTP port: transports polling and websocket, any origin with GET and POST, optional API-key
- * auth, `connection_established` on connect.
+ * auth, `connection_established` on connect, and rooms across processes with `cluster`.
  */
 export function createSocketServer(options: SocketServerOptions): ParleySocketServer {
   const io: ParleySocketServer = new SocketIOServer({
@@ -27,6 +43,12 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     maxHttpBufferSize: options.maxPayloadBytes,
     serveClient: false,
   });
+
+  if (options.cluster) {
+    const cluster = createClusterAdapter(options.cluster, options.logger);
+    io.adapter(cluster.adapter);
+    clusterReady.set(io, cluster.ready);
+  }
 
   const { authToken } = options;
   if (authToken) {

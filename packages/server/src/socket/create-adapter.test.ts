@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { Server } from 'socket.io';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, postgresUnavailableReason } from '../../test/databases';
+import { createLogger } from '../logger';
+import type { ClusterOptions } from './create-adapter';
+import { createSocketServer, socketServerReady } from './create-socket-server';
+
+const ROOM = 'room-1';
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A socket.io server on a free port whose connections join ROOM; untyped so the test may emit anything. */
+async function startNode(cluster: ClusterOptions): Promise<{ io: Server; url: string }> {
+  const io = createSocketServer({
+    logger: createLogger('silent'),
+    maxPayloadBytes: 1024 * 1024,
+    cluster,
+  }) as unknown as Server;
+  io.on('connection', (socket) => void socket.join(ROOM));
+  const http: HttpServer = createHttpServer();
+  io.attach(http);
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  await socketServerReady(io as never);
+  cleanups.push(() => io.close());
+  return { io, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+async function connectToRoom(url: string): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  cleanups.push(() => Promise.resolve(socket.disconnect()));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return socket;
+}
+
+/** Collects every `probe` payload the socket receives. */
+function collect(socket: Socket): unknown[] {
+  const received: unknown[] = [];
+  socket.on('probe', (value: unknown) => received.push(value));
+  return received;
+}
+
+/** Emits from `from` until `socket` hears it: an adapter starts listening asynchronously. */
+async function warmUp(from: Server, socket: Socket): Promise<void> {
+  const heard = new Promise<void>((resolve) => socket.once('warm', () => resolve()));
+  const timer = setInterval(() => from.to(ROOM).emit('warm'), 100);
+  try {
+    await heard;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Resolves once `socket` has received a `probe` equal to `value`. */
+function heard(socket: Socket, value: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (received: unknown) => {
+      if (JSON.stringify(received) !== JSON.stringify(value)) return;
+      socket.off('probe', listener);
+      resolve();
+    };
+    socket.on('probe', listener);
+  });
+}
+
+describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQL', () => {
+  it('delivers a broadcast from one process to the room members of another, once', async () => {
+    const database = await createPostgresDatabase();
+    cleanups.push(() => database.dispose());
+    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
+    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const onA = await connectToRoom(a.url);
+    const onB = await connectToRoom(b.url);
+    await warmUp(a.io, onB);
+    const [fromA, fromB] = [collect(onA), collect(onB)];
+
+    const large = 'x'.repeat(20_000); // over NOTIFY's limit: goes through socket_io_attachments
+    a.io.to(ROOM).emit('probe', 'small');
+    a.io.to(ROOM).emit('probe', large);
+    a.io.to(ROOM).emit('probe', 'last');
+    await heard(onB, 'last');
+    b.io.to(ROOM).emit('probe', 'back');
+    await Promise.all([heard(onA, 'back'), heard(onB, 'back')]);
+
+    expect(fromB).toEqual(['small', large, 'last', 'back']); // 'back' is B's own, local
+    expect(fromA).toEqual(['small', large, 'last', 'back']);
+  });
+});
+
+/** A free loopback port for the test's own redis-server. */
+async function freePort(): Promise<number> {
+  const server = createNetServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    redis.once('error', reject);
+    redis.stdout?.on('data', (data: Buffer) => {
+      if (data.toString().includes('Ready to accept')) resolve();
+    });
+  });
+  return redis;
+}
+
+const redisMissing = await startRedis(await freePort()).then(
+  (redis) => {
+    redis.kill('SIGKILL');
+    return undefined;
+  },
+  () => 'redis-server is not installed',
+);
+
+describe.skipIf(redisMissing)('cluster adapter on Redis', () => {
+  it('keeps delivering across a Redis restart, including what was sent right after it', async () => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    cleanups.push(() => Promise.resolve(redis.kill('SIGKILL')));
+    const cluster: ClusterOptions = { kind: 'redis', url: `redis://127.0.0.1:${port}` };
+    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const onB = await connectToRoom(b.url);
+    await warmUp(a.io, onB);
+    const fromB = collect(onB);
+    a.io.to(ROOM).emit('probe', 'before');
+    await heard(onB, 'before');
+
+    redis.kill('SIGKILL');
+    await once(redis, 'exit');
+    redis = await startRedis(port);
+    // Sent at once: the pub/sub adapter loses this one while its subscriber reconnects.
+    a.io.to(ROOM).emit('probe', 'after');
+    await heard(onB, 'after');
+
+    expect(fromB).toEqual(['before', 'after']);
+  }, 30_000);
+});
