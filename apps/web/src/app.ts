@@ -136,8 +136,10 @@ export class ChatApp {
       if (this.#isAgent(message.senderId)) this.#channelAgentId ??= message.senderId;
     });
     socket.on('messageStreamChunk', (chunk) => {
-      this.#room.replying(agentName());
-      this.#list.chunk(chunk.messageId, chunk.index, chunk.chunk, 'socket', agentName());
+      // Newer servers name the replying agent in each chunk.
+      const name = (chunk as { agentName?: string }).agentName ?? agentName();
+      this.#room.replying(name);
+      this.#list.chunk(chunk.messageId, chunk.index, chunk.chunk, 'socket', name);
     });
     socket.on('messageComplete', () => this.#room.replying(undefined));
     socket.on('messageError', (error) => {

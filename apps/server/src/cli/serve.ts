@@ -1,6 +1,7 @@
 import { createLogger, createServer, loadConfig, type ParleyServer } from '@parley/server';
 import { buildServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
+import { serveWebPage } from '../web/serve-web-page';
 
 /**
  * `parley` (no command): starts the server from the environment, `.env` and the command line, and stops it
@@ -13,6 +14,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const config = await loadConfig({ env: process.env, argv, cwd });
     const { options } = await buildServerOptions(config, cwd);
     server = createServer({ ...options, logger: createLogger(config.logLevel) });
+    serveWebPage(server);
     const { url } = await server.start();
     console.log(`Parley is listening on ${url}`);
     for (const agent of server.agents.summaries()) {
