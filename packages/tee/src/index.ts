@@ -7,10 +7,19 @@ export { createTeeClient } from './tee-client';
 export type { TeeClient, TeeClientOptions } from './tee-client';
 
 export { parseTdxQuote } from './quote/parse-tdx-quote';
-export type { TdxQuote, TdxQuoteHeader } from './quote/tdx-quote';
+export { isQuoteFormatError } from './quote/quote-format-error';
+export type { QeReport, TdxCertificationData, TdxQuote, TdxQuoteHeader } from './quote/tdx-quote';
 export { TDX_QUOTE } from './quote/tdx-quote-layout';
-export type { TdReportField } from './quote/tdx-quote-layout';
+export type { QeReportField, Td15ReportField, TdReportField } from './quote/tdx-quote-layout';
 export { verifyQuote } from './quote/verify-quote';
+export { collateralFromPcs, parseDcapQvlCollateral } from './collateral/parse-collateral';
+export type { PcsCollateralInput } from './collateral/parse-collateral';
+export type { SignedCollateral, TdxCollateral } from './collateral/collateral';
+export { TCB_STATUSES } from './collateral/tcb-evaluation';
+export type { TcbEvaluation, TcbStatus } from './collateral/tcb-evaluation';
+export { verifyPlatformTcb } from './collateral/verify-platform-tcb';
+export type { PlatformTcbVerification } from './collateral/verify-platform-tcb';
+export type { PlatformTcb } from './collateral/evaluate-tcb-info';
 export type {
   QuoteFailure,
   QuoteVerification,

@@ -58,10 +58,29 @@ export const teeStatusResponseSchema = z.object({
 /** @see teeStatusResponseSchema */
 export type TeeStatusResponse = z.infer<typeof teeStatusResponseSchema>;
 
-/** Response of `GET /api/tee/agents`. */
+/**
+ * One entry of the TEE's event log (dstack's field names): `digest` (hex SHA-384) was extended into RTMR `imr`;
+ * `event` names it and `event_payload` (hex) is what was measured (for dstack runtime events, type 0x08000001).
+ */
+export const teeEventSchema = z.looseObject({
+  imr: z.number().int().min(0).max(3),
+  event_type: z.number().int(),
+  digest: z.string(),
+  event: z.string(),
+  event_payload: z.string(),
+});
+
+/** @see teeEventSchema */
+export type TeeEvent = z.infer<typeof teeEventSchema>;
+
+/**
+ * Response of `GET /api/tee/agents`: SPEC.md's `agents` and `attestation`, plus the event log the TEE returned
+ * with the list attestation (when it returned one), so a verifier can replay RTMR3 and see which app runs.
+ */
 export const teeAgentsResponseSchema = z.object({
   agents: z.array(teeAgentSchema),
   attestation: z.string(),
+  eventLog: z.array(teeEventSchema).optional(),
 });
 
 /** @see teeAgentsResponseSchema */

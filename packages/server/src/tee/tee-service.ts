@@ -8,6 +8,7 @@ import { agentsReportData } from '@parley/tee';
 import type { Logger } from 'pino';
 import { createDstackClient } from './dstack/create-dstack-client';
 import type { DstackGuest } from './dstack/dstack-guest';
+import { parseEventLog, type TeeEventLog } from './parse-event-log';
 import { quoteToBase64 } from './quote-to-base64';
 import { registerAgent } from './register-agent';
 import { createDstackSimulator } from './simulator/create-dstack-simulator';
@@ -112,7 +113,7 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
   const registered = new Map<string, TeeAgent>();
   const pending = new Map<string, TeeAgentInput>();
   let lastStatus: 'active' | 'unavailable' | undefined;
-  let listCache: { digest: string; attestation: string } | undefined;
+  let listCache: { digest: string; attestation: string; eventLog?: TeeEventLog } | undefined;
   let closed = false;
 
   logger.info({ mode: config.mode, vendor, endpoint: guest.endpoint }, 'TEE enabled');
@@ -156,14 +157,22 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
     if (closed) throw new ParleyError('UNAVAILABLE', 'The TEE service is closed');
   }
 
-  async function attestList(agents: TeeAgent[], nonce: string | undefined): Promise<string> {
+  /** The list quote and the event log the TEE returned with it (RTMR3 replays it). */
+  async function attestList(
+    agents: TeeAgent[],
+    nonce: string | undefined,
+  ): Promise<{ attestation: string; eventLog?: TeeEventLog }> {
     const reportData = agentsReportData(agents, nonce);
     const digest = Buffer.from(reportData).toString('hex');
     // Without a nonce the answer depends only on the list, so one quote serves until the list changes.
-    if (!nonce && listCache?.digest === digest) return listCache.attestation;
-    const attestation = quoteToBase64((await guest.getQuote(reportData)).quote);
-    if (!nonce) listCache = { digest, attestation };
-    return attestation;
+    if (!nonce && listCache?.digest === digest) return listCache;
+    const answer = await guest.getQuote(reportData);
+    const eventLog = parseEventLog(answer.event_log);
+    if (answer.event_log && !eventLog)
+      logger.warn('the TEE returned an event log Parley cannot read');
+    const attested = { attestation: quoteToBase64(answer.quote), ...(eventLog && { eventLog }) };
+    if (!nonce) listCache = { digest, ...attested };
+    return attested;
   }
 
   return {
@@ -208,7 +217,8 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
         if (pending.size > 0) await registerPending();
         const agents = [...registered.values()];
         try {
-          return { agents, attestation: await attestList(agents, nonce) };
+          const { attestation, eventLog } = await attestList(agents, nonce);
+          return { agents, attestation, ...(eventLog && { eventLog }) };
         } catch (error) {
           if (ParleyError.isInstance(error) && error.code === 'UNAVAILABLE')
             noteStatus('unavailable', error);

@@ -1,9 +1,15 @@
+import type { TdxCollateral } from '../collateral/collateral';
+import type { TcbEvaluation, TcbStatus } from '../collateral/tcb-evaluation';
 import type { TdxQuote } from './tdx-quote';
 
 /** Which check a quote failed, from the outside in. */
 export type QuoteFailure =
-  /** Not a TDX v4 ECDSA quote, or truncated. */
+  /** Not a TDX v4/v5 ECDSA quote, or truncated. */
   | 'FORMAT'
+  /** The inner certification data is not a PCK certificate chain (type 5). */
+  | 'CERTIFICATION_DATA'
+  /** The outer certification data is larger than what it holds (bytes smuggled in after the chain). */
+  | 'CERTIFICATION_SIZE'
   /** A certificate is unparsable, expired, not yet valid, or not signed by the next one. */
   | 'CERTIFICATE_CHAIN'
   /** The chain does not end at a pinned root (Intel's, or the simulator's when allowed). */
@@ -12,28 +18,64 @@ export type QuoteFailure =
   | 'QE_REPORT_SIGNATURE'
   /** The QE report does not vouch for this attestation key. */
   | 'QE_REPORT_BINDING'
+  /** The upper half of the QE report data is not zero, as Intel's QE leaves it. */
+  | 'QE_REPORT_DATA'
+  /** The QE is not Intel's TD quoting enclave (MRSIGNER, ISVPRODID, or the collateral's QE identity). */
+  | 'QE_IDENTITY'
   /** Header and TD report are not signed by the attestation key (the quote was altered). */
   | 'QUOTE_SIGNATURE'
+  /** The header names another QE vendor than Intel. */
+  | 'QE_VENDOR'
+  /** Collateral is malformed, or its certificates do not chain to the pinned root. */
+  | 'COLLATERAL_FORMAT'
+  /** A TCB info, QE identity or CRL signature does not verify. */
+  | 'COLLATERAL_SIGNATURE'
+  /** Collateral is not valid at the verification time (issued later, or past its next update). */
+  | 'COLLATERAL_EXPIRED'
+  /** Collateral is for another platform (FMSPC, PCE id, TEE type) or another CA. */
+  | 'COLLATERAL_MISMATCH'
+  /** The PCK certificate, or a CA above it, is on a CRL. */
+  | 'REVOKED'
+  /** No TCB level of the collateral matches the platform (it is older than anything Intel lists). */
+  | 'TCB_NOT_SUPPORTED'
+  /** The TCB status is not one the policy accepts (`Revoked` is never accepted). */
+  | 'TCB_STATUS'
   /** The TD runs in debug mode and the policy forbids it. */
   | 'DEBUG_TD'
   /** The quote is genuine but binds other data than expected. */
-  | 'REPORT_DATA';
+  | 'REPORT_DATA'
+  /** A measurement (MRTD, RTMR, mrConfigId, attributes, XFAM) differs from the policy. */
+  | 'MEASUREMENT'
+  /** The event log does not replay to the quote's RTMR, or lacks what the policy requires. */
+  | 'EVENT_LOG';
 
 /** The outcome of a verification: the parsed quote and its trust anchor, or the first failed check. */
 export type QuoteVerification =
-  | { valid: true; quote: TdxQuote; root: 'intel' | 'simulator' }
+  | {
+      valid: true;
+      quote: TdxQuote;
+      root: 'intel' | 'simulator' | 'custom';
+      /** TCB status, advisories and dates; present when collateral was given. */
+      tcb?: TcbEvaluation;
+    }
   | { valid: false; failure: QuoteFailure; message: string };
 
 /** Policy of {@link verifyQuote}. The defaults are the production policy. */
 export interface VerifyQuoteOptions {
   /** Also trust Parley's simulator root (development only; a simulator quote proves nothing). */
   allowSimulator?: boolean;
+  /** Extra trusted roots (PEM), for private test PKIs only; results name them `custom`. */
+  extraRoots?: readonly string[];
   /** Accept a TD with the DEBUG attribute (its memory is open to the host). */
   allowDebug?: boolean;
-  /** The time certificates must be valid at (default: now). */
+  /** The time certificates and collateral must be valid at (default: now). */
   now?: Date | number;
   /** When set, the quote's 64-byte report data must equal it. */
   expectedReportData?: Uint8Array;
+  /** Intel collateral (see `parseCollateral`); with it the result carries the TCB status. */
+  collateral?: TdxCollateral;
+  /** TCB statuses to accept when collateral is given (default: all but `Revoked`). */
+  acceptedTcbStatuses?: readonly TcbStatus[];
 }
 
 /** Shorthand for a failed verification. */

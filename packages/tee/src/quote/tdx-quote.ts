@@ -1,7 +1,8 @@
-import type { TdReportField } from './tdx-quote-layout';
+import type { Td15ReportField, TdReportField } from './tdx-quote-layout';
 
 /** The quote header. */
 export interface TdxQuoteHeader {
+  /** 4 or 5. */
   version: number;
   attestationKeyType: number;
   teeType: number;
@@ -11,15 +12,45 @@ export interface TdxQuoteHeader {
   userData: string;
 }
 
-/** A parsed TDX quote v4. Measurements are lowercase hex; what signatures cover stays as bytes. */
+/** The QE's SGX report body, decoded (hex, numbers for ids and SVNs). */
+export interface QeReport {
+  cpuSvn: string;
+  miscSelect: string;
+  attributes: string;
+  mrEnclave: string;
+  mrSigner: string;
+  isvProdId: number;
+  isvSvn: number;
+  reportData: string;
+}
+
+/** The certification data as the quote declares it, kept so that the verifier can judge it. */
+export interface TdxCertificationData {
+  /** Outer certification data type (6 expected). */
+  outerType: number;
+  /** Inner certification data type (5 expected: the PCK certificate chain). */
+  innerType: number;
+  /** Bytes of the outer certification data left after its declared content (0 in a well-formed quote). */
+  outerTrailingBytes: number;
+}
+
+/** A parsed TDX quote v4 or v5. Measurements are lowercase hex; what signatures cover stays as bytes. */
 export interface TdxQuote {
   header: TdxQuoteHeader;
-  /** The TD report: `mrTd`, `rtmr0`..`rtmr3`, `reportData` and the other fields, as hex. */
-  body: Record<TdReportField, string>;
+  /** 2 (TD 1.0 report) or 3 (TD 1.5 report); a v4 quote always carries type 2. */
+  bodyType: number;
+  /**
+   * The TD report: `mrTd`, `rtmr0`..`rtmr3`, `reportData` and the other fields, as hex; a TD 1.5 report also
+   * has `teeTcbSvn2` and `mrServiceTd`.
+   */
+  body: Record<TdReportField, string> & Partial<Record<Td15ReportField, string>>;
   /** Whether the TD runs with the DEBUG attribute (its memory is readable by the host). */
   debug: boolean;
   /** Header and TD report: the bytes the attestation key signs. */
   signedBytes: Uint8Array;
+  /** The decoded QE report. */
+  qe: QeReport;
+  certification: TdxCertificationData;
   signature: {
     /** ECDSA P-256 signature (r || s) of {@link TdxQuote.signedBytes} by the attestation key. */
     quoteSignature: Uint8Array;
@@ -30,7 +61,7 @@ export interface TdxQuote {
     /** ECDSA P-256 signature (r || s) of the QE report by the PCK key. */
     qeReportSignature: Uint8Array;
     qeAuthData: Uint8Array;
-    /** The PCK certificate chain, leaf first, as PEM blocks. */
+    /** The PCK certificate chain, leaf first, as PEM blocks (empty when the inner type is not 5). */
     pckCertificateChain: string[];
   };
 }

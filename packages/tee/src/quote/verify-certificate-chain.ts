@@ -3,13 +3,20 @@ import type { QuoteFailure } from './quote-verification';
 
 /** A pinned trust anchor. */
 export interface TrustAnchor {
-  name: 'intel' | 'simulator';
+  name: 'intel' | 'simulator' | 'custom';
   certificate: X509Certificate;
 }
 
 /** The outcome of {@link verifyCertificateChain}. */
 export type ChainVerification =
-  | { valid: true; leaf: X509Certificate; anchor: TrustAnchor['name'] }
+  | {
+      valid: true;
+      leaf: X509Certificate;
+      anchor: TrustAnchor['name'];
+      /** The chain as given, leaf first, and the anchor it ends at. */
+      certificates: X509Certificate[];
+      root: X509Certificate;
+    }
   | { valid: false; failure: QuoteFailure; message: string };
 
 function validAt(certificate: X509Certificate, now: Date): boolean {
@@ -70,5 +77,11 @@ export function verifyCertificateChain(
       message: `the chain ends at ${last.issuer.replace(/\n/g, ', ')}, which is not a pinned root`,
     };
   }
-  return { valid: true, leaf: chain[0]!, anchor: anchor.name };
+  return {
+    valid: true,
+    leaf: chain[0]!,
+    anchor: anchor.name,
+    certificates: chain,
+    root: anchor.certificate,
+  };
 }

@@ -1,68 +1,55 @@
-import { X509Certificate, verify as verifySignature } from 'node:crypto';
-import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesEqual, hexToBytes } from '../bytes';
-import { INTEL_SGX_ROOT_CA_PEM } from '../roots/intel-sgx-root-ca';
-import { SIMULATOR_ROOT_CA_PEM } from '../roots/simulator-root-ca';
+import { failureOf } from '../collateral/collateral-error';
+import { evaluateCollateral } from '../collateral/evaluate-collateral';
+import { TCB_STATUSES, type TcbEvaluation } from '../collateral/tcb-evaluation';
 import { parseTdxQuote } from './parse-tdx-quote';
+import { anchorsFor } from './pinned-anchors';
+import { failed, type QuoteVerification, type VerifyQuoteOptions } from './quote-verification';
 import type { TdxQuote } from './tdx-quote';
 import { TDX_QUOTE } from './tdx-quote-layout';
-import { failed, type QuoteVerification, type VerifyQuoteOptions } from './quote-verification';
-import { type TrustAnchor, verifyCertificateChain } from './verify-certificate-chain';
+import { verifyCertificateChain } from './verify-certificate-chain';
+import { verifyQeReport } from './verify-qe-report';
+import { verifyRawP256 } from './verify-raw-p256';
 
-let anchors: { intel: TrustAnchor; simulator: TrustAnchor } | undefined;
-
-/** Parsed once, on first use, so importing the package costs nothing. */
-function pinnedAnchors() {
-  anchors ??= {
-    intel: { name: 'intel', certificate: new X509Certificate(INTEL_SGX_ROOT_CA_PEM) },
-    simulator: { name: 'simulator', certificate: new X509Certificate(SIMULATOR_ROOT_CA_PEM) },
-  };
-  return anchors;
-}
-
-/** ECDSA P-256 over SHA-256 with a raw (x || y) key, r || s signature; high-S accepted as Intel emits it. */
-function verifyRawP256(signature: Uint8Array, message: Uint8Array, rawKey: Uint8Array): boolean {
-  try {
-    const key = new Uint8Array(65);
-    key[0] = 0x04;
-    key.set(rawKey, 1);
-    return p256.verify(signature, message, key, { lowS: false });
-  } catch {
-    return false;
+function checkCertificationData(quote: TdxQuote): QuoteVerification | undefined {
+  const { innerType, outerTrailingBytes } = quote.certification;
+  if (innerType !== TDX_QUOTE.certificationDataPckChain) {
+    return failed('CERTIFICATION_DATA', `inner certification data type ${innerType} is not 5`);
   }
+  if (outerTrailingBytes !== 0) {
+    return failed(
+      'CERTIFICATION_SIZE',
+      `the certification data declares ${outerTrailingBytes} bytes more than it holds`,
+    );
+  }
+  return undefined;
 }
 
-function verifyQeReport(quote: TdxQuote, leaf: X509Certificate): QuoteVerification | undefined {
-  const { qeReport, qeReportSignature, attestationKey, qeAuthData } = quote.signature;
-  const signedByPck = verifySignature(
-    'sha256',
-    qeReport,
-    { key: leaf.publicKey, dsaEncoding: 'ieee-p1363' },
-    qeReportSignature,
-  );
-  if (!signedByPck)
-    return failed('QE_REPORT_SIGNATURE', 'the QE report is not signed by the PCK certificate');
-  const expected = sha256(new Uint8Array([...attestationKey, ...qeAuthData]));
-  const offset = TDX_QUOTE.qeReportDataOffset;
-  if (!bytesEqual(qeReport.subarray(offset, offset + 32), expected)) {
-    return failed('QE_REPORT_BINDING', 'the QE report does not bind the attestation key');
+function checkPolicy(quote: TdxQuote, options: VerifyQuoteOptions): QuoteVerification | undefined {
+  if (quote.debug && !options.allowDebug) {
+    return failed('DEBUG_TD', 'the TD runs in debug mode; its memory is readable by the host');
+  }
+  const expected = options.expectedReportData;
+  if (expected && !bytesEqual(hexToBytes(quote.body.reportData), expected)) {
+    return failed('REPORT_DATA', 'the quote binds other report data than expected');
   }
   return undefined;
 }
 
 /**
- * Verifies a TDX quote offline, in order: structure; the PCK certificate chain up to a pinned root (Intel SGX
- * Root CA; the simulator root only with `allowSimulator`); the QE report's signature by the PCK leaf; the QE
- * report binding `sha256(attestation key || QE auth data)`; the attestation key's signature over header and TD
- * report; the debug policy; and, when given, the expected report data.
+ * Verifies a TDX quote (v4 or v5) offline, in order: structure and certification data; the PCK certificate
+ * chain up to a pinned root (Intel SGX Root CA; the simulator root only with `allowSimulator`); the QE report
+ * (signed by the PCK leaf, binding the attestation key, upper report data zero, Intel's TD QE identity); the
+ * attestation key's signature over header and TD report; Intel's QE vendor id; with `collateral`, revocation
+ * and TCB status; then the debug policy and, when given, the expected report data.
  *
- * It does not fetch Intel collateral, so TCB level and revocation (CRLs, TCB info, QE identity) are not checked.
+ * Without collateral, revocation and TCB level are not checked: a genuine quote from a platform with known
+ * vulnerabilities verifies. Pass collateral (see `parseDcapQvlCollateral`, `collateralFromPcs`) to know.
  *
  * @example
- * const result = verifyQuote(agent.attestation);
+ * const result = verifyQuote(agent.attestation, { collateral });
  * if (!result.valid) throw new Error(`${result.failure}: ${result.message}`);
- * console.log(result.quote.body.mrTd);
+ * console.log(result.tcb?.status, result.quote.body.mrTd);
  */
 export function verifyQuote(
   quote: Uint8Array | string,
@@ -74,13 +61,11 @@ export function verifyQuote(
   } catch (error) {
     return failed('FORMAT', (error as Error).message);
   }
-  const { intel, simulator } = pinnedAnchors();
+  const structure = checkCertificationData(parsed);
+  if (structure) return structure;
+  const anchors = anchorsFor(options);
   const now = new Date(options.now ?? Date.now());
-  const chain = verifyCertificateChain(
-    parsed.signature.pckCertificateChain,
-    options.allowSimulator ? [intel, simulator] : [intel],
-    now,
-  );
+  const chain = verifyCertificateChain(parsed.signature.pckCertificateChain, anchors, now);
   if (!chain.valid) return failed(chain.failure, chain.message);
   const qeFailure = verifyQeReport(parsed, chain.leaf);
   if (qeFailure) return qeFailure;
@@ -88,12 +73,31 @@ export function verifyQuote(
   if (!verifyRawP256(quoteSignature, parsed.signedBytes, attestationKey)) {
     return failed('QUOTE_SIGNATURE', 'the quote is not signed by its attestation key');
   }
-  if (parsed.debug && !options.allowDebug) {
-    return failed('DEBUG_TD', 'the TD runs in debug mode; its memory is readable by the host');
+  if (parsed.header.qeVendorId !== TDX_QUOTE.intelQeVendorId) {
+    return failed('QE_VENDOR', `QE vendor ${parsed.header.qeVendorId} is not Intel`);
   }
-  const expected = options.expectedReportData;
-  if (expected && !bytesEqual(hexToBytes(parsed.body.reportData), expected)) {
-    return failed('REPORT_DATA', 'the quote binds other report data than expected');
+  let tcb: TcbEvaluation | undefined;
+  if (options.collateral) {
+    try {
+      tcb = evaluateCollateral({
+        quote: parsed,
+        pckChain: chain.certificates,
+        root: chain.root,
+        anchors,
+        collateral: options.collateral,
+        now,
+      });
+    } catch (error) {
+      const failure = failureOf(error);
+      if (!failure) throw error;
+      return failed(failure, (error as Error).message);
+    }
+    const accepted = options.acceptedTcbStatuses ?? TCB_STATUSES.filter((s) => s !== 'Revoked');
+    if (tcb.status === 'Revoked' || !accepted.includes(tcb.status)) {
+      return failed('TCB_STATUS', `TCB status ${tcb.status} is not accepted`);
+    }
   }
-  return { valid: true, quote: parsed, root: chain.anchor };
+  const policy = checkPolicy(parsed, options);
+  if (policy) return policy;
+  return { valid: true, quote: parsed, root: chain.anchor, ...(tcb && { tcb }) };
 }

@@ -1,6 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ParleyError } from '@parley/core';
 import type { DstackGuest, GetKeyRequest, GetKeyResponse } from '../dstack/dstack-guest';
@@ -14,7 +15,17 @@ export interface DstackSimulatorOptions {
   salt: string;
   /** Marks the simulated TD as a debug TD (to exercise verifiers' debug policy). */
   debug?: boolean;
+  /** Quote version to issue: 4 (default, TD 1.0 report) or 5 (TD 1.5 report, body type 3). */
+  quoteVersion?: 4 | 5;
 }
+
+/** The simulated app's app-compose.json (dstack hashes it with SHA-256 into the compose hash). */
+const APP_COMPOSE = JSON.stringify({
+  manifest_version: 2,
+  name: 'parley-simulator',
+  runner: 'docker-compose',
+  docker_compose_file: '',
+});
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const encoder = new TextEncoder();
@@ -39,7 +50,8 @@ function chainSignature(message: string, key: Uint8Array): string {
 
 /**
  * A dstack guest API simulator that runs in-process: the same requests and answers as dstack, keys derived
- * deterministically from the salt and path, and quotes in Intel's TDX v4 layout signed by a simulator chain.
+ * deterministically from the salt and path, and quotes in Intel's TDX v4 or v5 layout signed by a simulator chain, with a dstack-style event log
+ * whose replay is the quote's RTMR3.
  *
  * @example
  * const dstack = createDstackSimulator({ salt });
@@ -56,7 +68,8 @@ export function createDstackSimulator(options: DstackSimulatorOptions): DstackGu
   );
   const appId = hex(secrets.derive('app-id', 20));
   const instanceId = hex(secrets.derive('instance-id', 20));
-  const measurements = simulatorMeasurements(appId, instanceId);
+  const composeHash = hex(sha256(encoder.encode(APP_COMPOSE)));
+  const measurements = simulatorMeasurements({ appId, instanceId, composeHash });
 
   function getKey({ path, purpose = '', algorithm = 'secp256k1' }: GetKeyRequest): GetKeyResponse {
     const label = `get-key\0${algorithm}\0${path}`;
@@ -95,6 +108,7 @@ export function createDstackSimulator(options: DstackSimulatorOptions): DstackGu
         measurements,
         attestationKey,
         debug: options.debug ?? false,
+        version: options.quoteVersion ?? 4,
       });
       return Promise.resolve({
         quote: hex(quote),
@@ -111,7 +125,7 @@ export function createDstackSimulator(options: DstackSimulatorOptions): DstackGu
         rtmr2,
         rtmr3,
         event_log: measurements.eventLog,
-        app_compose: '{}',
+        app_compose: APP_COMPOSE,
       };
       return Promise.resolve({
         app_id: appId,
@@ -121,7 +135,7 @@ export function createDstackSimulator(options: DstackSimulatorOptions): DstackGu
         app_name: 'parley-simulator',
         device_id: hex(secrets.derive('device-id')),
         key_provider_info: JSON.stringify({ name: 'parley-simulator' }),
-        compose_hash: hex(keccak_256(encoder.encode(tcbInfo.app_compose))),
+        compose_hash: composeHash,
       });
     },
   };

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { TCB_STATUSES } from './tcb-evaluation';
+
+const hex = z.string().regex(/^[0-9a-fA-F]*$/);
+const status = z.enum(TCB_STATUSES);
+const component = z.looseObject({ svn: z.number().int().min(0).max(255) });
+const advisories = z.array(z.string()).optional();
+
+const moduleIdentity = z.looseObject({
+  mrsigner: hex,
+  attributes: hex,
+  attributesMask: hex,
+});
+
+/** Intel PCS TDX TCB info (v3), the JSON object that `signature` signs. */
+export const tdxTcbInfoSchema = z.looseObject({
+  id: z.string(),
+  version: z.number(),
+  issueDate: z.iso.datetime(),
+  nextUpdate: z.iso.datetime(),
+  fmspc: hex,
+  pceId: hex,
+  tcbEvaluationDataNumber: z.number(),
+  tdxModule: moduleIdentity.optional(),
+  tdxModuleIdentities: z
+    .array(
+      moduleIdentity.extend({
+        id: z.string(),
+        tcbLevels: z.array(
+          z.looseObject({
+            tcb: z.looseObject({ isvsvn: z.number() }),
+            tcbDate: z.string(),
+            tcbStatus: status,
+            advisoryIDs: advisories,
+          }),
+        ),
+      }),
+    )
+    .optional(),
+  tcbLevels: z.array(
+    z.looseObject({
+      tcb: z.looseObject({
+        sgxtcbcomponents: z.array(component).length(16),
+        pcesvn: z.number(),
+        tdxtcbcomponents: z.array(component).length(16).optional(),
+      }),
+      tcbDate: z.string(),
+      tcbStatus: status,
+      advisoryIDs: advisories,
+    }),
+  ),
+});
+
+/** @see tdxTcbInfoSchema */
+export type TdxTcbInfo = z.infer<typeof tdxTcbInfoSchema>;
+
+/** Intel PCS enclave identity (v2) of the TD quoting enclave (`id` `TD_QE`). */
+export const qeIdentitySchema = z.looseObject({
+  id: z.string(),
+  version: z.number(),
+  issueDate: z.iso.datetime(),
+  nextUpdate: z.iso.datetime(),
+  tcbEvaluationDataNumber: z.number(),
+  miscselect: hex,
+  miscselectMask: hex,
+  attributes: hex,
+  attributesMask: hex,
+  mrsigner: hex,
+  isvprodid: z.number(),
+  tcbLevels: z.array(
+    z.looseObject({
+      tcb: z.looseObject({ isvsvn: z.number() }),
+      tcbDate: z.string(),
+      tcbStatus: status,
+      advisoryIDs: advisories,
+    }),
+  ),
+});
+
+/** @see qeIdentitySchema */
+export type QeIdentity = z.infer<typeof qeIdentitySchema>;

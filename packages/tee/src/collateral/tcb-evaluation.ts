@@ -1,0 +1,34 @@
+/** Intel's TCB statuses, best first. */
+export const TCB_STATUSES = [
+  'UpToDate',
+  'SWHardeningNeeded',
+  'ConfigurationNeeded',
+  'ConfigurationAndSWHardeningNeeded',
+  'OutOfDate',
+  'OutOfDateConfigurationNeeded',
+  'Revoked',
+] as const;
+
+/** A TCB status as Intel's collateral names it. */
+export type TcbStatus = (typeof TCB_STATUSES)[number];
+
+/** What the collateral says about the platform that produced a quote. */
+export interface TcbEvaluation {
+  /** The converged status of the platform (SGX and TDX components), the TDX module and the QE. */
+  status: TcbStatus;
+  /** Intel security advisories (`INTEL-SA-…`) that apply, sorted, without duplicates. */
+  advisoryIds: string[];
+  /** Status of each part, before convergence. */
+  parts: { platform: TcbStatus; tdxModule?: TcbStatus; qe: TcbStatus };
+  /** The `tcbDate` of the matched platform TCB level. */
+  tcbDate: string;
+  /** FMSPC and PCE id read from the PCK certificate (hex, lower case). */
+  fmspc: string;
+  pceId: string;
+  /** The latest issue date among the collateral: the verdict is not older than this. */
+  issuedAt: string;
+  /** The earliest next update among the collateral: after it, fetch fresh collateral. */
+  nextUpdate: string;
+  /** `tcbEvaluationDataNumber` of the TCB info. */
+  tcbEvaluationDataNumber: number;
+}

@@ -1,0 +1,44 @@
+import { X509Certificate } from 'node:crypto';
+import { anchorsFor } from '../quote/pinned-anchors';
+import { failed, type QuoteFailure, type VerifyQuoteOptions } from '../quote/quote-verification';
+import { verifyQuote } from '../quote/verify-quote';
+import { failureOf } from './collateral-error';
+import type { SignedCollateral } from './collateral';
+import { evaluatePlatformTcb, type PlatformTcb } from './evaluate-tcb-info';
+import { tdxTcbInfoSchema } from './intel-collateral-schemas';
+import { verifySignedCollateral } from './verify-signed-collateral';
+
+/** The outcome of {@link verifyPlatformTcb}. */
+export type PlatformTcbVerification =
+  { valid: true; tcb: PlatformTcb } | { valid: false; failure: QuoteFailure; message: string };
+
+/**
+ * Verifies a quote and judges its platform with a TCB info alone (signed to the pinned root and current at
+ * `now`): TCB level, TDX module, status and advisories. Without QE identity and CRLs this is not the full
+ * verdict (a revoked PCK or an outdated QE goes unnoticed); use `verifyQuote` with full collateral for that.
+ *
+ * @example
+ * const tcbInfo = collateralFromPcs({ … }).tcbInfo;
+ * const result = verifyPlatformTcb(quote, tcbInfo);
+ */
+export function verifyPlatformTcb(
+  quote: Uint8Array | string,
+  tcbInfo: SignedCollateral,
+  options: Omit<VerifyQuoteOptions, 'collateral'> = {},
+): PlatformTcbVerification {
+  const verified = verifyQuote(quote, options);
+  if (!verified.valid) return verified;
+  const now = new Date(options.now ?? Date.now());
+  try {
+    const info = verifySignedCollateral(tcbInfo, tdxTcbInfoSchema, 'TCB info', {
+      anchors: anchorsFor(options),
+      now,
+    });
+    const leaf = new X509Certificate(verified.quote.signature.pckCertificateChain[0]!);
+    return { valid: true, tcb: evaluatePlatformTcb(info.document, verified.quote, leaf) };
+  } catch (error) {
+    const failure = failureOf(error);
+    if (!failure) throw error;
+    return failed(failure, (error as Error).message) as PlatformTcbVerification;
+  }
+}
