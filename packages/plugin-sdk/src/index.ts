@@ -6,10 +6,16 @@
 export { definePlugin, defineRoute } from './plugin/plugin';
 export type { Plugin, PluginTest, PluginTestSuite } from './plugin/plugin';
 export type {
+  HeaderValue,
+  HttpRoute,
+  HttpRouteHandler,
+  HttpRouteRequest,
+  HttpRouteResponse,
   Route,
   RouteHandler,
   RouteRequest,
   RouteResponse,
+  SendFileOptions,
   UploadedFile,
 } from './plugin/route';
 export type {

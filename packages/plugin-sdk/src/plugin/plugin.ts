@@ -1,4 +1,4 @@
-import type { Route } from './route';
+import type { HttpRoute, Route } from './route';
 import type { AgentRuntime } from './runtime';
 
 /** One plugin test: a name and a function that throws to fail. */
@@ -44,11 +44,12 @@ export function definePlugin(plugin: Plugin): Plugin {
 }
 
 /**
- * Declares a route, typing its handler's request body.
+ * Declares a route, typing its handler's request body and giving the handler the Express-style request and
+ * response it receives at run time (`HttpRouteRequest`, `HttpRouteResponse`).
  *
  * @example
  * defineRoute<{ event: string }>({ type: 'POST', path: '/webhook', handler: (req, res) => res.json(req.body) });
  */
-export function defineRoute<Body = unknown>(route: Route<Body>): Route {
-  return route as Route;
+export function defineRoute<Body = unknown>(route: HttpRoute<Body>): Route {
+  return route as unknown as Route;
 }

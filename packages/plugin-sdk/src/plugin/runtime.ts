@@ -35,6 +35,12 @@ export interface AgentPostOptions {
   serverId?: string;
   /** Id of the message this one answers. */
   inReplyTo?: string;
+  /**
+   * The id (UUID) to store the message under; default: a new one. A second post with the same id fails with a
+   * `CONFLICT` error instead of posting twice, which makes a post idempotent (derive the id from the event's
+   * own id, e.g. a UUID v5 of a webhook delivery id).
+   */
+  id?: string;
 }
 
 /** A message the agent will post later. */

@@ -1,11 +1,11 @@
-import type { RouteRequest } from '@parley/plugin-sdk';
+import type { HttpRouteRequest } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
 import { createPluginTestApp } from './create-plugin-test-app';
 
 /** An app whose POST /in and multipart POST /upload record the request they got. */
 async function recordingApp(options: { bodyLimit?: number; uploadLimit?: number } = {}) {
-  const seen: RouteRequest[] = [];
-  const record = (req: RouteRequest, res: { json(body: unknown): void }) => {
+  const seen: HttpRouteRequest[] = [];
+  const record = (req: HttpRouteRequest, res: { json(body: unknown): void }) => {
     seen.push(req);
     res.json({ ok: true });
   };
@@ -120,6 +120,7 @@ describe('multipart routes', () => {
     expect(response.status).toBe(200);
     expect(seen[0]?.body).toEqual({ description: 'a cat', channelId: 'c1' });
     expect(seen[0]?.file).toEqual({
+      fieldname: 'file',
       originalname: 'cat.png',
       size: 7,
       mimetype: 'image/png',
@@ -127,13 +128,16 @@ describe('multipart routes', () => {
     });
   });
 
-  it('leaves file undefined when none is sent and refuses two files', async () => {
+  it('leaves file undefined when none is sent, and gives every file in files (the first in file)', async () => {
     const { app, seen } = await recordingApp();
     await app.request('/upload', { method: 'POST', body: form() });
     expect(seen[0]?.file).toBeUndefined();
-    const two = await app.request('/upload', { method: 'POST', body: form(png, png) });
-    expect(two.status).toBe(400);
-    expect(seen).toHaveLength(1);
+    expect(seen[0]?.files).toEqual([]);
+    const gif = new File([new Uint8Array([71, 73, 70])], 'dog.gif', { type: 'image/gif' });
+    const two = await app.request('/upload', { method: 'POST', body: form(png, gif) });
+    expect(two.status).toBe(200);
+    expect(seen[1]?.files?.map((file) => file.originalname)).toEqual(['cat.png', 'dog.gif']);
+    expect(seen[1]?.file?.originalname).toBe('cat.png');
   });
 
   it('parses only the fields on a route that is not multipart', async () => {

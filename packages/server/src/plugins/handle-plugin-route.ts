@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
+import { createRouteRequest } from './create-route-request';
 import { mediaTypeOf, parseRouteBody } from './parse-route-body';
 import type { PluginRouteEntry } from './plugin-route-table';
 import { readBodyBytes } from './read-body-bytes';
 import { runRouteHandler } from './run-route-handler';
-import { toRouteRequest } from './to-route-request';
 
 /** Limits applied to one plugin route request. */
 export interface PluginRouteLimits {
@@ -15,7 +15,9 @@ export interface PluginRouteLimits {
 
 /**
  * Serves one request with a handler route: reads the body within its limit, parses it, then runs the handler.
- * Body problems (413, 400) are thrown as ParleyErrors before the handler is called.
+ * The limit is the route's own `bodyLimit`, else the upload limit for a multipart body (routes that parse their
+ * own uploads need not declare `isMultipart`), else the body limit. Body problems (413, 400) are thrown as
+ * ParleyErrors before the handler is called.
  */
 export async function handlePluginRoute(
   c: Context<AppEnv>,
@@ -24,10 +26,9 @@ export async function handlePluginRoute(
 ): Promise<Response> {
   const { route } = entry;
   const contentType = c.req.header('content-type');
-  const isUpload = route.isMultipart === true && mediaTypeOf(contentType) === 'multipart/form-data';
-  const rawBody = isUpload
-    ? await readBodyBytes(c.req.raw, limits.uploadLimit, 'Upload')
-    : await readBodyBytes(c.req.raw, limits.bodyLimit);
+  const isUpload = mediaTypeOf(contentType) === 'multipart/form-data';
+  const limit = route.bodyLimit ?? (isUpload ? limits.uploadLimit : limits.bodyLimit);
+  const rawBody = await readBodyBytes(c.req.raw, limit, isUpload ? 'Upload' : 'Request body');
   const parsed = await parseRouteBody(rawBody, contentType, route.isMultipart === true);
   const logger = c.get('logger').child({
     plugin: entry.pluginName,
@@ -35,8 +36,8 @@ export async function handlePluginRoute(
     agentId: entry.agent.agentId,
   });
   return runRouteHandler({
-    handler: route.handler!,
-    request: toRouteRequest(c, rawBody, parsed),
+    handler: (request, response, runtime) => route.handler!(request, response, runtime),
+    request: createRouteRequest(c, rawBody, parsed, entry.agent),
     runtime: entry.agent,
     timeoutMs: route.timeoutMs ?? limits.routeTimeoutMs,
     logger,

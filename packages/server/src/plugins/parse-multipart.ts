@@ -1,10 +1,10 @@
 import { ParleyError } from '@parley/core';
 import type { UploadedFile } from '@parley/plugin-sdk';
 
-/** The text fields and the (at most one) file of a multipart body. */
+/** The text fields and the files of a multipart body. */
 export interface MultipartContent {
   fields: Record<string, string>;
-  file?: UploadedFile;
+  files: UploadedFile[];
 }
 
 /**
@@ -12,7 +12,7 @@ export interface MultipartContent {
  * handles untrusted input. The body is already bounded by the upload limit when it gets here.
  *
  * @param acceptFile - false on routes that are not multipart: their files are dropped, fields kept.
- * @throws ParleyError `BAD_REQUEST` for a malformed body or more than one file.
+ * @throws ParleyError `BAD_REQUEST` for a malformed body.
  */
 export async function parseMultipart(
   bytes: Uint8Array,
@@ -25,20 +25,20 @@ export async function parseMultipart(
   } catch {
     throw new ParleyError('BAD_REQUEST', 'Malformed multipart/form-data body');
   }
-  const content: MultipartContent = { fields: {} };
+  const content: MultipartContent = { fields: {}, files: [] };
   for (const [name, value] of form) {
     if (typeof value === 'string') {
       content.fields[name] = value;
       continue;
     }
     if (!acceptFile) continue;
-    if (content.file) throw new ParleyError('BAD_REQUEST', 'Only one file may be uploaded');
-    content.file = {
+    content.files.push({
+      fieldname: name,
       originalname: value.name,
       size: value.size,
       mimetype: value.type || 'application/octet-stream',
       buffer: new Uint8Array(await value.arrayBuffer()),
-    };
+    });
   }
   return content;
 }

@@ -2,10 +2,10 @@ import { ParleyError } from '@parley/core';
 import type { UploadedFile } from '@parley/plugin-sdk';
 import { parseMultipart } from './parse-multipart';
 
-/** A route request's parsed body and, on multipart routes, its file. */
+/** A route request's parsed body and, on multipart routes, its files. */
 export interface ParsedRouteBody {
   body: unknown;
-  file?: UploadedFile;
+  files?: UploadedFile[];
 }
 
 /** The media type of a content-type header, lower case, without parameters. */
@@ -48,8 +48,8 @@ export async function parseRouteBody(
     return { body: lastWins(new URLSearchParams(text())) };
   }
   if (mediaType === 'multipart/form-data') {
-    const { fields, file } = await parseMultipart(bytes, contentType!, isMultipartRoute);
-    return file ? { body: fields, file } : { body: fields };
+    const { fields, files } = await parseMultipart(bytes, contentType!, isMultipartRoute);
+    return isMultipartRoute ? { body: fields, files } : { body: fields };
   }
   return { body: text() };
 }

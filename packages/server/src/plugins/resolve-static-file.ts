@@ -1,5 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { ParleyError } from '@parley/core';
 import type { StaticTarget } from './plugin-route-table';
 
@@ -30,6 +30,11 @@ export function staticSegmentsOf(routePath: string, rawPathname: string): string
   });
 }
 
+/** Whether a relative path has a segment starting with a dot (`.env`, `.git/config`). */
+function hasDotSegment(relativePath: string): boolean {
+  return relativePath.split(sep).some((segment) => segment.startsWith('.'));
+}
+
 async function realFileInside(
   root: string,
   candidate: string,
@@ -41,8 +46,8 @@ async function realFileInside(
   } catch {
     return undefined;
   }
-  // A symlink may point anywhere; only what really lies under the root is served.
-  if (!isInside(root, real)) return undefined;
+  // A symlink may point anywhere; only what really lies under the root, and is no dotfile there, is served.
+  if (!isInside(root, real) || hasDotSegment(relative(root, real))) return undefined;
   const stats = await stat(real);
   if (stats.isFile()) return real;
   if (stats.isDirectory() && allowIndex)
@@ -53,7 +58,7 @@ async function realFileInside(
 /**
  * The real path of the file a STATIC route serves for `segments`, or undefined when there is none (404).
  * A folder resolves to its `index.html`. Dotfiles are never served: `.env` or `.git` left in a public folder
- * should not leak.
+ * should not leak, neither by name nor through a symlink (the resolved target is checked, not only the name).
  */
 export async function resolveStaticFile(
   target: StaticTarget,

@@ -1,6 +1,7 @@
-import type { AgentRuntime, RouteHandler, RouteRequest } from '@parley/plugin-sdk';
+import type { AgentRuntime, Route } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
-import { createRouteResponse } from './create-route-response';
+import type { PluginRouteRequest } from './plugin-route-request';
+import { PluginRouteResponse } from './plugin-route-response';
 
 /** The body of a failed plugin route (SPEC.md "Errors": `error` is a string on plugin routes). */
 function failureResponse(status: 500 | 504, error: string): Response {
@@ -9,8 +10,8 @@ function failureResponse(status: 500 | 504, error: string): Response {
 
 /** What {@link runRouteHandler} needs. */
 export interface RunRouteHandlerOptions {
-  handler: RouteHandler;
-  request: RouteRequest;
+  handler: NonNullable<Route['handler']>;
+  request: PluginRouteRequest;
   runtime: AgentRuntime;
   timeoutMs: number;
   /** The request's logger (it carries the request id). */
@@ -22,51 +23,68 @@ type Outcome =
 
 /**
  * Runs a plugin handler and turns what it wrote into a `Response`. The response goes out as soon as the handler
- * sends, Express-style, so a webhook can answer and keep working. A handler that throws or rejects before
- * sending gives 500 with no internal detail (the cause is logged); one that neither sends nor returns within
- * `timeoutMs` gives 504, and what it writes later is dropped.
+ * sends or starts streaming, Express-style, so a webhook can answer and keep working, and a stream (server-sent
+ * events) stays open until the handler ends it.
+ *
+ * - A handler that throws or rejects before sending gives 500 with no internal detail (the cause is logged).
+ * - One that returns without sending gives 204 (or the status it set), unless it fixed its head (`writeHead`:
+ *   it streams), started reading the body stream (a multer-style parser answers from its callback) or called
+ *   `sendFile`: then the answer is awaited.
+ * - One that has not sent within `timeoutMs` gives 504, and what it writes later is dropped.
  */
 export async function runRouteHandler(options: RunRouteHandlerOptions): Promise<Response> {
-  const { logger } = options;
-  const controller = createRouteResponse((what) =>
-    logger.warn({ write: what }, 'plugin route wrote after its response was sent; ignored'),
-  );
+  const { logger, request } = options;
+  const response = new PluginRouteResponse({
+    onIgnoredWrite: (what) =>
+      logger.warn({ write: what }, 'plugin route wrote after its response was sent; ignored'),
+    onStreamError: (error) => logger.warn({ err: error }, 'plugin route response stream failed'),
+  });
   // Starting inside then() turns a synchronous throw into a rejection.
-  const running = Promise.resolve().then(() =>
-    options.handler(options.request, controller.response, options.runtime),
-  );
+  const running = Promise.resolve().then(() => options.handler(request, response, options.runtime));
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Outcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'timeout' }), options.timeoutMs);
   });
-  const outcome = await Promise.race<Outcome>([
-    controller.sent.then(() => ({ kind: 'sent' })),
+  const sent = response.committed.then((): Outcome => ({ kind: 'sent' }));
+  let outcome = await Promise.race<Outcome>([
+    sent,
     running.then(
       () => ({ kind: 'done' }),
       (error: unknown) => ({ kind: 'failed', error }),
     ),
     timedOut,
   ]);
+  if (outcome.kind === 'done' && !response.isCommitted) {
+    const answerPending = request.isBodyStreamInUse || response.isSendPending;
+    if (answerPending && !response.headersSent) {
+      outcome = await Promise.race([sent, timedOut]);
+    } else {
+      response.finishUnsent();
+      outcome = { kind: 'sent' };
+    }
+  }
   clearTimeout(timer);
 
-  if (outcome.kind !== 'failed' && outcome.kind !== 'done') {
+  if (outcome.kind !== 'failed') {
     // The handler goes on in the background; a late failure must be logged, not crash the process.
-    running.catch((error: unknown) =>
-      logger.error({ err: error }, 'plugin route failed after its response'),
-    );
+    running.catch((error: unknown) => {
+      logger.error({ err: error }, 'plugin route failed after its response');
+      response.abort(error instanceof Error ? error : new Error(String(error)));
+    });
   }
   if (outcome.kind === 'timeout') {
-    controller.close();
+    response.close();
     logger.warn({ timeoutMs: options.timeoutMs }, 'plugin route timed out');
     return failureResponse(504, 'Route timed out');
   }
-  if (outcome.kind === 'failed' && !controller.isSent) {
-    controller.close();
+  if (outcome.kind === 'failed' && !response.isCommitted) {
+    response.close();
     logger.error({ err: outcome.error }, 'plugin route failed');
     return failureResponse(500, 'Internal server error');
   }
-  if (outcome.kind === 'failed')
+  if (outcome.kind === 'failed') {
     logger.error({ err: outcome.error }, 'plugin route failed after its response');
-  controller.close();
-  return controller.toResponse();
+    response.abort(outcome.error instanceof Error ? outcome.error : new Error('Route failed'));
+  }
+  return response.committed;
 }

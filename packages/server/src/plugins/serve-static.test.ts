@@ -23,6 +23,11 @@ beforeAll(async () => {
   await symlink(join(base, 'outside/secret.txt'), join(base, 'public/leak.txt'));
   await symlink(join(base, 'outside'), join(base, 'public/leakdir'));
   await symlink(join(base, 'public/app.js'), join(base, 'public/alias.js'));
+  // Symlinks whose names look harmless but whose targets are dotfiles inside the folder.
+  await mkdir(join(base, 'public/.git'), { recursive: true });
+  await writeFile(join(base, 'public/.git/config'), 'token=abc');
+  await symlink(join(base, 'public/.env'), join(base, 'public/config.txt'));
+  await symlink(join(base, 'public/.git'), join(base, 'public/repo'));
 });
 
 afterAll(async () => {
@@ -97,6 +102,17 @@ describe('STATIC routes', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('console.log(1)');
   });
+
+  it.each(['/site/config.txt', '/site/repo/config'])(
+    'never serves a dotfile through a symlink with an innocent name: %s → 404',
+    async (path) => {
+      const response = await (await staticApp()).request(path);
+      expect(response.status).toBe(404);
+      const text = await response.text();
+      expect(text).not.toContain('SECRET');
+      expect(text).not.toContain('token');
+    },
+  );
 
   it.each([
     '/site/leak.txt',

@@ -10,6 +10,19 @@ function isReserved(path: string): boolean {
   );
 }
 
+/** The largest `bodyLimit` a route may declare: bodies are held in memory while the handler runs. */
+export const MAX_ROUTE_BODY_LIMIT = 100 * 1024 * 1024;
+
+function isValidBodyLimit(value: unknown): boolean {
+  return (
+    value === undefined ||
+    (typeof value === 'number' &&
+      Number.isInteger(value) &&
+      value > 0 &&
+      value <= MAX_ROUTE_BODY_LIMIT)
+  );
+}
+
 function describeRoute(value: unknown, index: number): string {
   const route = (typeof value === 'object' && value !== null ? value : {}) as Partial<Route>;
   const label = typeof route.type === 'string' && typeof route.path === 'string';
@@ -44,6 +57,11 @@ export function validatePlugin(plugin: unknown, where: string): Plugin {
       const issue = toValidationIssues(result.error)[0];
       throw new ConfigError(
         `plugin "${name}" ${describeRoute(route, index)}: ${issue ? `${issue.path} ${issue.message}` : 'invalid route'}`,
+      );
+    }
+    if (!isValidBodyLimit((route as Partial<Route>).bodyLimit)) {
+      throw new ConfigError(
+        `plugin "${name}" ${describeRoute(route, index)}: bodyLimit must be a whole number of bytes from 1 to ${MAX_ROUTE_BODY_LIMIT}`,
       );
     }
     if (isReserved(result.data.path)) {
