@@ -1,0 +1,68 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../app-env';
+import {
+  createAsyncApiDocument,
+  type AsyncApiDocument,
+} from '../asyncapi/create-asyncapi-document';
+import { createOpenApiDocument, type OpenApiDocument } from './create-openapi-document';
+import { DOCS_PATH, docsInitScript, docsPageHtml } from './docs-page';
+import type { DocumentedPluginRoute } from './plugin-operations';
+import { SWAGGER_UI_FILES, readSwaggerUiFile } from './swagger-ui-assets';
+
+/** Where the OpenAPI document is served. */
+export const OPENAPI_PATH = '/api/openapi.json';
+/** Where the AsyncAPI document is served. */
+export const ASYNCAPI_PATH = '/api/asyncapi.json';
+
+/** Options of {@link apiDocsRoutes}. */
+export interface ApiDocsRoutesOptions {
+  /**
+   * The loaded plugin routes, or a function giving them: plugins load when the server starts, after the app
+   * is built, so a function is read at the first request.
+   */
+  pluginRoutes?: readonly DocumentedPluginRoute[] | (() => readonly DocumentedPluginRoute[]);
+}
+
+/**
+ * The hono sub-app of the API documents: `GET /api/openapi.json` (OpenAPI 3.1), `GET /api/asyncapi.json`
+ * (AsyncAPI 3, the socket events) and `GET /api/docs` (Swagger UI from the local `swagger-ui-dist`, no CDN).
+ * They describe the interface, not data, so they are readable without a token.
+ *
+ * @example
+ * app.route('/', apiDocsRoutes({ pluginRoutes: () => table.entries }));
+ */
+export function apiDocsRoutes(options: ApiDocsRoutesOptions = {}): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const readPluginRoutes = () =>
+    typeof options.pluginRoutes === 'function' ? options.pluginRoutes() : options.pluginRoutes;
+  let openApi: { from: unknown; document: OpenApiDocument } | undefined;
+  let asyncApi: AsyncApiDocument | undefined;
+
+  routes.get(OPENAPI_PATH, (c) => {
+    const pluginRoutes = readPluginRoutes();
+    // Rebuilt only if the plugin route table was replaced; generating from the schemas takes milliseconds.
+    const cached =
+      openApi !== undefined && openApi.from === pluginRoutes
+        ? openApi
+        : { from: pluginRoutes, document: createOpenApiDocument({ pluginRoutes }) };
+    openApi = cached;
+    return c.json(cached.document);
+  });
+  routes.get(ASYNCAPI_PATH, (c) => c.json((asyncApi ??= createAsyncApiDocument())));
+  routes.get(DOCS_PATH, (c) => c.html(docsPageHtml()));
+  routes.get(`${DOCS_PATH}/init.js`, (c) =>
+    c.body(docsInitScript(OPENAPI_PATH), 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+    }),
+  );
+  routes.get(`${DOCS_PATH}/:file`, async (c) => {
+    const file = c.req.param('file');
+    const body = await readSwaggerUiFile(file);
+    if (!body) return c.notFound();
+    return c.body(body, 200, {
+      'content-type': SWAGGER_UI_FILES[file]!,
+      'cache-control': 'public, max-age=3600',
+    });
+  });
+  return routes;
+}

@@ -1,0 +1,168 @@
+import { API_KEY_HEADER, streamEventSchemas } from '@parley/core';
+import type { z } from 'zod';
+import {
+  BUILT_IN_OPERATIONS,
+  type DocumentedOperation,
+  type OperationResponse,
+} from './built-in-operations';
+import { ERROR_SCHEMA_NAME, errorEnvelopeSchema, errorResponses } from './error-responses';
+import { jsonSchemaOf, type JsonSchema } from './json-schema-of';
+import { toOpenApiPath } from './openapi-path';
+import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
+
+/** Options of {@link createOpenApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /** The loaded plugin routes (every agent's; duplicates across agents are merged). */
+  pluginRoutes?: readonly DocumentedPluginRoute[];
+  /** `info.version` (default `1`). */
+  version?: string;
+}
+
+/** An OpenAPI 3.1 document as plain JSON. */
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+};
+
+const STREAM_EVENT_SCHEMA_PREFIX = 'StreamEvent_';
+
+function parameterOf(name: string, where: 'path' | 'query', schema: z.ZodType, required: boolean) {
+  const json = jsonSchemaOf(schema, 'input');
+  const { description, ...rest } = json;
+  return {
+    name,
+    in: where,
+    required,
+    ...(typeof description === 'string' ? { description } : {}),
+    schema: rest,
+  };
+}
+
+function parametersOf(operation: DocumentedOperation) {
+  const parameters = Object.entries(operation.pathParams ?? {}).map(([name, schema]) =>
+    parameterOf(name, 'path', schema, true),
+  );
+  const query = operation.query ? jsonSchemaOf(operation.query, 'input') : undefined;
+  const required = new Set((query?.required as string[] | undefined) ?? []);
+  for (const [name, schema] of Object.entries(operation.query?.shape ?? {})) {
+    parameters.push(parameterOf(name, 'query', schema as z.ZodType, required.has(name)));
+  }
+  return parameters;
+}
+
+function eventStreamMedia(): Record<string, unknown> {
+  const names = Object.keys(streamEventSchemas);
+  return {
+    schema: {
+      type: 'string',
+      description:
+        `Blocks of \`id: <n>\`, \`event: <name>\` and \`data: <JSON>\`, separated by a blank line. Events: ` +
+        `${names.map((name) => `\`${name}\``).join(', ')} (data schemas under ` +
+        `\`components.schemas.${STREAM_EVENT_SCHEMA_PREFIX}<name>\`). \`done\` or \`error\` ends the stream.`,
+    },
+    'x-parley-events': Object.fromEntries(
+      names.map((name) => [
+        name,
+        { $ref: `#/components/schemas/${STREAM_EVENT_SCHEMA_PREFIX}${name}` },
+      ]),
+    ),
+  };
+}
+
+function responseOf(response: OperationResponse): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  if (response.json)
+    content['application/json'] = { schema: jsonSchemaOf(response.json, 'output') };
+  if (response.eventStream) content['text/event-stream'] = eventStreamMedia();
+  if (response.text) content[response.text] = { schema: { type: 'string' } };
+  return Object.keys(content).length === 0
+    ? { description: response.description }
+    : { description: response.description, content };
+}
+
+function builtInOperationOf(operation: DocumentedOperation): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [operation.tag],
+    security: operation.auth ? [{ apiKey: [] }, {}] : [],
+    parameters: parametersOf(operation),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(operation.responses).map(([status, response]) => [
+          status,
+          responseOf(response),
+        ]),
+      ),
+      ...errorResponses(operation.errors),
+    },
+  };
+  if (operation.body) {
+    result.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } },
+    };
+  }
+  return result;
+}
+
+/**
+ * The OpenAPI 3.1 document of the HTTP interface: every built-in endpoint with its request, responses and error
+ * envelope, generated from the zod schemas of `@parley/core` the routes validate with, and every loaded plugin
+ * route under its plugin's name.
+ *
+ * @example
+ * const document = createOpenApiDocument({ pluginRoutes: table.entries });
+ */
+export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  const add = (path: string, method: string, operation: Record<string, unknown>) => {
+    paths[path] = { ...paths[path], [method]: operation };
+  };
+  for (const operation of BUILT_IN_OPERATIONS) {
+    add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
+  }
+  for (const { path, method, operation } of pluginOperations(options.pluginRoutes ?? [])) {
+    add(path, method, operation);
+  }
+  const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMA_NAME]: errorEnvelopeSchema() };
+  for (const [name, schema] of Object.entries(streamEventSchemas)) {
+    schemas[`${STREAM_EVENT_SCHEMA_PREFIX}${name}`] = jsonSchemaOf(schema, 'output');
+  }
+  const pluginTags = [
+    ...new Set((options.pluginRoutes ?? []).map((entry) => `plugin: ${entry.pluginName}`)),
+  ];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Parley',
+      version: options.version ?? '1',
+      description:
+        'The HTTP interface of a Parley agent server. Failures under `/api` answer the envelope ' +
+        '`{ success: false, error: { code, message, details? } }`. With `SERVER_AUTH_TOKEN` set, endpoints ' +
+        'marked with the `apiKey` scheme need the `x-api-key` header. The socket events are described by ' +
+        'the AsyncAPI document at `/api/asyncapi.json`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'server', description: 'Liveness, readiness and metrics.' },
+      { name: 'agents', description: 'The agents this server hosts.' },
+      { name: 'messaging', description: 'Messages in, agent replies out.' },
+      { name: 'tee', description: 'Trusted execution environment status and attestations.' },
+      ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
+    ],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: API_KEY_HEADER,
+          description: 'Equal to `SERVER_AUTH_TOKEN`; needed only when the server sets one.',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * @module http/openapi
+ * The API documents: the OpenAPI 3.1 document generated from the core zod schemas, the AsyncAPI 3 document of
+ * the socket, and the hono sub-app that serves both and the interactive docs.
+ */
+export { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from './api-docs-routes';
+export type { ApiDocsRoutesOptions } from './api-docs-routes';
+export { createOpenApiDocument } from './create-openapi-document';
+export type { OpenApiDocument, OpenApiDocumentOptions } from './create-openapi-document';
+export { BUILT_IN_OPERATIONS } from './built-in-operations';
+export type { DocumentedOperation } from './built-in-operations';
+export { DOCS_PATH } from './docs-page';
+export type { DocumentedPluginRoute } from './plugin-operations';
+export { createAsyncApiDocument } from '../asyncapi/create-asyncapi-document';
+export type {
+  AsyncApiDocument,
+  AsyncApiDocumentOptions,
+} from '../asyncapi/create-asyncapi-document';

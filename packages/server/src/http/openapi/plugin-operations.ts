@@ -1,0 +1,138 @@
+import type { RouteType } from '@parley/core';
+import { errorResponses } from './error-responses';
+import { toOpenApiPath } from './openapi-path';
+
+/** What the documents need of a loaded plugin route; `PluginRouteEntry` of the route table fits. */
+export interface DocumentedPluginRoute {
+  pluginName: string;
+  route: {
+    type: RouteType;
+    path: string;
+    name?: string;
+    public?: boolean;
+    isMultipart?: boolean;
+  };
+}
+
+/** One OpenAPI operation of a plugin route, with the path and method it is filed under. */
+export interface PluginOperation {
+  path: string;
+  method: string;
+  operation: Record<string, unknown>;
+}
+
+/** A plugin handler's own failure body, SPEC.md's `{ success: false, error: string }`. */
+const HANDLER_FAILURE = {
+  type: 'object',
+  properties: { success: { const: false }, error: { type: 'string' } },
+  required: ['success', 'error'],
+};
+
+function operationIdOf(route: DocumentedPluginRoute, taken: Set<string>): string {
+  const base =
+    (route.route.name ?? `${route.pluginName} ${route.route.type} ${route.route.path}`)
+      .replace(/[^A-Za-z0-9]+(.)?/g, (_match, next?: string) => (next ?? '').toUpperCase())
+      .replace(/^./, (first) => first.toLowerCase()) || 'pluginRoute';
+  let id = `plugin${base.charAt(0).toUpperCase()}${base.slice(1)}`;
+  for (let n = 2; taken.has(id); n += 1) id = `${id.replace(/\d+$/, '')}${n}`;
+  taken.add(id);
+  return id;
+}
+
+function requestBodyOf(route: DocumentedPluginRoute['route']): Record<string, unknown> | undefined {
+  if (route.type === 'GET' || route.type === 'STATIC' || route.type === 'DELETE') return undefined;
+  if (route.isMultipart) {
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
+    };
+  }
+  return {
+    description:
+      'Plugin-defined; JSON, text and URL-encoded forms reach the handler as `req.body`.',
+    content: { 'application/json': { schema: {} } },
+  };
+}
+
+function operationOf(
+  routes: readonly DocumentedPluginRoute[],
+  taken: Set<string>,
+): PluginOperation {
+  const [first] = routes as [DocumentedPluginRoute, ...DocumentedPluginRoute[]];
+  const { route } = first;
+  const { path, parameters } = toOpenApiPath(route.path);
+  const plugins = [...new Set(routes.map((entry) => entry.pluginName))];
+  const isPublic = routes.every((entry) => entry.route.public);
+  const staticNote =
+    route.type === 'STATIC'
+      ? ' Serves static files (a file, or a folder and what lies beneath it).'
+      : '';
+  const operation: Record<string, unknown> = {
+    operationId: operationIdOf(first, taken),
+    summary: route.name ?? `${route.type} ${route.path}`,
+    description: `Plugin route of ${plugins.map((name) => `\`${name}\``).join(', ')}.${staticNote}`,
+    tags: plugins.map((name) => `plugin: ${name}`),
+    'x-parley-plugin': first.pluginName,
+    ...(route.name === undefined ? {} : { 'x-parley-route-name': route.name }),
+    security: isPublic ? [] : [{ apiKey: [] }, {}],
+    parameters: [
+      ...parameters.map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      {
+        name: 'agentId',
+        in: 'query',
+        required: false,
+        description:
+          'The agent that serves the route (default: the default agent if it has the route).',
+        schema: { type: 'string', format: 'uuid' },
+      },
+    ],
+    responses: {
+      200: { description: 'Plugin-defined answer.' },
+      ...errorResponses([
+        'BAD_REQUEST',
+        ...(isPublic ? [] : (['UNAUTHORIZED'] as const)),
+        'NOT_FOUND',
+        'PAYLOAD_TOO_LARGE',
+      ]),
+      500: {
+        description: 'The handler failed; internal detail is never exposed.',
+        content: { 'application/json': { schema: HANDLER_FAILURE } },
+      },
+      504: {
+        description: 'The handler did not answer within the route timeout.',
+        content: { 'application/json': { schema: HANDLER_FAILURE } },
+      },
+    },
+  };
+  const body = requestBodyOf(route);
+  if (body) operation.requestBody = body;
+  return { path, method: route.type === 'STATIC' ? 'get' : route.type.toLowerCase(), operation };
+}
+
+/**
+ * OpenAPI operations of the loaded plugin routes: one per method and path, however many agents serve it,
+ * tagged with the plugin's name and carrying the route's `name`.
+ */
+export function pluginOperations(routes: readonly DocumentedPluginRoute[]): PluginOperation[] {
+  const groups = new Map<string, DocumentedPluginRoute[]>();
+  for (const entry of routes) {
+    const method = entry.route.type === 'STATIC' ? 'GET' : entry.route.type;
+    const key = `${method} ${entry.route.path}`;
+    groups.set(key, [...(groups.get(key) ?? []), entry]);
+  }
+  const taken = new Set<string>();
+  return [...groups.values()].map((group) => operationOf(group, taken));
+}
