@@ -103,6 +103,10 @@ export type {
   UserTyping,
 } from './schemas/socket-payloads';
 
+export { agentPostSchema } from './schemas/agent-post';
+export type { AgentPost } from './schemas/agent-post';
+export { isReservedUuid, reservedUuid } from './ids/reserved-uuid';
+
 export { routeDefinitionSchema, routeTypeSchema } from './schemas/route';
 export type { RouteDefinitionShape, RouteType } from './schemas/route';
 

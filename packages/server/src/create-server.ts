@@ -1,26 +1,30 @@
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { AgentRegistry } from './agents/agent-registry';
+import { createAgentProfiles } from './agents/agent-profile';
+import type { AgentRegistry } from './agents/agent-registry';
+import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
 import { createHttpApp } from './http/create-app';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { createLogger } from './logger';
-import { MessagingService } from './messaging/messaging-service';
+import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
 import { loadPlugins, pluginRoutes } from './plugins';
 import { ScheduledMessageDispatcher, ScheduledMessageStore } from './scheduling';
-import { createSocketServer, type ParleySocketServer } from './socket/create-socket-server';
+import { createLifecycle } from './server-lifecycle';
+import {
+  createSocketServer,
+  type ParleySocketServer,
+  type SocketServerOptions,
+} from './socket/create-socket-server';
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
-import { attachSocketProtocol } from './socket/socket-protocol';
+import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
 import { MessageStore } from './storage/message-store';
-import { createDatabaseTeeAgentStore, createTeeService, parseTeeConfig, teeRoutes } from './tee';
+import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
 
 /** Options of {@link createServer}. Every field has a default. */
 export interface ServerOptions {
@@ -32,7 +36,7 @@ export interface ServerOptions {
   characters?: Character[];
   /** Plugins, the same for every agent or chosen per agent. */
   plugins?: Plugin[] | ((agent: AgentRuntime) => Plugin[]);
-  /** Environment used as the settings fallback (default `process.env`). */
+  /** Environment used as the settings fallback of `runtime.getSetting` (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Logger (default: pino on stdout at `info`). */
   logger?: Logger;
@@ -42,6 +46,10 @@ export interface ServerOptions {
   database?: DatabaseLocation;
   /** The model agents answer with (default: the offline ELIZA responder). */
   model?: ModelProvider;
+  /** The TEE (default: off). */
+  tee?: TeeConfig;
+  /** Processes that share rooms (default: none, rooms live in this process). */
+  cluster?: SocketServerOptions['cluster'];
   /** Maximum JSON body size in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Maximum multipart upload size in bytes on plugin routes (default 10 MiB). */
@@ -52,15 +60,19 @@ export interface ServerOptions {
   syncTimeoutMs?: number;
   /** Keep-alive comment interval on `stream` replies (default 15000 ms). */
   sseKeepAliveMs?: number;
+  /** Bounds on model calls and on replies waiting (see {@link ReplyLimits}). */
+  replyLimits?: Partial<ReplyLimits>;
   /** Largest socket transport frame in bytes; larger frames close the connection (default 1 MiB). */
   socketMaxPayloadBytes?: number;
   /** Largest socket `message` payload in bytes of JSON, answered with an error (default 64 KiB). */
   socketMaxMessageBytes?: number;
   /** Socket events a connection may send in a burst (default 40) and per second after it (default 20). */
   socketRateLimit?: { burst: number; perSecond: number };
+  /** Rooms one socket connection may be in at once (default 100). */
+  socketMaxRooms?: number;
   /** How often scheduled messages are looked for (default 250 ms). */
   schedulerPollMs?: number;
-  /** How long `stop()` lets in-flight requests finish before closing them (default 10000 ms). */
+  /** How long `stop()` lets in-flight requests and streams finish before closing them (default 10000 ms). */
   shutdownTimeoutMs?: number;
 }
 
@@ -70,29 +82,27 @@ export interface ParleyServer {
   readonly app: Hono<AppEnv>;
   /** The socket.io server. */
   readonly io: ParleySocketServer;
-  /** The agents. */
-  readonly agents: AgentRegistry;
-  /** Messages in, replies out. */
-  readonly messaging: MessagingService;
-  /** Scheduled messages. */
-  readonly scheduler: ScheduledMessageDispatcher;
+  /** The agents' runtimes, as plugins see them; the first is the default agent. */
+  readonly agents: AgentRegistry<AgentRuntime>;
   readonly logger: Logger;
   /** The base address, e.g. `http://127.0.0.1:3000` (known after `start()`). */
   readonly url: string;
   /** Migrates the database, loads plugins, binds the port and serves HTTP and the socket. */
   start(): Promise<{ url: string; port: number }>;
   /**
-   * Stops gracefully: stops accepting connections, closes sockets, lets in-flight requests finish up to the
-   * shutdown deadline, then closes whatever is left and the database. Safe to call more than once.
+   * Stops gracefully: stops accepting connections, closes sockets, lets in-flight requests and streams finish
+   * up to the shutdown deadline, then ends what is left and closes the database. Safe to call more than once.
    */
   stop(): Promise<void>;
 }
 
 const MEBIBYTE = 1024 * 1024;
+const TEE_OFF: TeeConfig = { mode: 'OFF', vendor: 'phala', salt: undefined, endpoint: undefined };
 
 /**
  * Creates a Parley server: hono on a node HTTP server with socket.io on the same port, agents, storage,
- * messaging, scheduled messages, plugin routes and TEE attestation.
+ * messaging, scheduled messages, plugin routes and TEE attestation. Everything is composed here, in
+ * dependency order, and nothing is attached afterwards.
  *
  * @example
  * const server = createServer({ port: 3000, plugins: [myPlugin] });
@@ -102,53 +112,75 @@ const MEBIBYTE = 1024 * 1024;
 export function createServer(options: ServerOptions = {}): ParleyServer {
   const logger = options.logger ?? createLogger();
   const env = options.env ?? process.env;
-  const host = options.host ?? '127.0.0.1';
   const bodyLimit = options.bodyLimit ?? MEBIBYTE;
   let port = options.port ?? 3000;
   let serverUrl = `http://localhost:${port}`;
 
-  const agents = new AgentRegistry(options.characters ?? [], (character) => ({
-    env,
-    serverUrl: () => serverUrl,
-    logger: logger.child({ agent: character.name }),
-  }));
+  const profiles = createAgentProfiles(options.characters ?? []);
   const database = createDatabase(options.database ?? { kind: 'pglite', dataDir: '.parley' });
+  // One process owns an embedded database, so what it wrote can be remembered; with PostgreSQL another process
+  // may write too.
+  const singleWriter = database.kind === 'pglite';
   const store = new MessageStore(database.db, {
     sync: () => database.sync(),
-    // One process owns an embedded database, so its recent messages can be served from memory.
-    recentCache: database.kind === 'pglite' ? 20 : 0,
+    recentCache: singleWriter ? 20 : 0,
+  });
+  const io = createSocketServer({
+    logger,
+    authToken: options.authToken,
+    maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
+    cluster: options.cluster,
   });
   const messaging = new MessagingService({
     store,
-    agents,
+    agents: profiles,
     model: options.model ?? createElizaModel(),
     logger,
+    broadcaster: createSocketBroadcaster(io),
+    limits: options.replyLimits,
+    cacheChannelAgents: singleWriter,
   });
   const scheduler = new ScheduledMessageDispatcher({
     store: new ScheduledMessageStore(database.db, () => database.sync()),
     messaging,
-    agents,
+    agents: profiles,
     logger,
     pollIntervalMs: options.schedulerPollMs,
   });
-  for (const agent of agents.list()) {
-    agent.attach({
-      sendMessage: async (author, post) => ({
-        id: (await messaging.postAgentMessage(author, post)).id,
+  const agents = profiles.map(
+    (profile) =>
+      new ParleyAgentRuntime(profile, {
+        env,
+        serverUrl: () => serverUrl,
+        logger: logger.child({ agent: profile.character.name }),
+        services: {
+          sendMessage: async (agent, post) => ({
+            id: (await messaging.postAgentMessage(agent, post)).id,
+          }),
+          scheduleMessage: (agent, schedule) => scheduler.schedule(agent, schedule),
+          sendControl: (control) => messaging.sendControl(control),
+        },
       }),
-      scheduleMessage: (author, schedule) => scheduler.schedule(author, schedule),
-      sendControl: (control) => messaging.sendControl(control),
-    });
-  }
-
+  );
   const tee = createTeeService({
-    config: parseTeeConfig(env),
+    config: options.tee ?? TEE_OFF,
     logger,
     store: createDatabaseTeeAgentStore(database.db),
   });
 
+  serveSocketProtocol(
+    io,
+    messaging,
+    {
+      maxMessageBytes: options.socketMaxMessageBytes ?? 64 * 1024,
+      rateBurst: options.socketRateLimit?.burst ?? 40,
+      ratePerSecond: options.socketRateLimit?.perSecond ?? 20,
+      maxRooms: options.socketMaxRooms ?? 100,
+    },
+    logger,
+  );
   const app = createHttpApp({ logger, authToken: options.authToken, bodyLimit });
-  app.route('/', serverRoutes(agents));
+  app.route('/', serverRoutes(profiles));
   app.route('/', teeRoutes(tee));
   app.route(
     '/',
@@ -156,23 +188,6 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       syncTimeoutMs: options.syncTimeoutMs ?? 60_000,
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
     }),
-  );
-
-  const io = createSocketServer({
-    logger,
-    authToken: options.authToken,
-    maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
-  });
-  messaging.broadcaster = createSocketBroadcaster(io);
-  attachSocketProtocol(
-    io,
-    messaging,
-    {
-      maxMessageBytes: options.socketMaxMessageBytes ?? 64 * 1024,
-      rateBurst: options.socketRateLimit?.burst ?? 40,
-      ratePerSecond: options.socketRateLimit?.perSecond ?? 20,
-    },
-    logger,
   );
 
   async function mountPlugins() {
@@ -198,19 +213,21 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     app,
     io,
     logger,
-    host,
+    host: options.host ?? '127.0.0.1',
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     async beforeListen() {
       await database.migrate(logger);
       await mountPlugins();
-      await tee.register(agents.summaries().map(({ id, name }) => ({ agentId: id, name })));
+      await tee.register(profiles.summaries().map(({ id, name }) => ({ agentId: id, name })));
     },
     afterListen(url) {
       serverUrl = url;
       scheduler.start();
-      logger.info({ url, agents: agents.summaries() }, 'server listening');
+      logger.info({ url, agents: profiles.summaries() }, 'server listening');
     },
+    onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {
+      messaging.abortReplies();
       await tee.close();
       await scheduler.stop();
       await store.flushed();
@@ -222,8 +239,6 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     app,
     io,
     agents,
-    messaging,
-    scheduler,
     logger,
     get url() {
       return serverUrl;
@@ -235,88 +250,4 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     },
     stop: lifecycle.stop,
   };
-}
-
-interface LifecycleOptions {
-  app: Hono<AppEnv>;
-  io: ParleySocketServer;
-  logger: Logger;
-  host: string;
-  shutdownTimeoutMs: number;
-  beforeListen(): Promise<void>;
-  afterListen(url: string): void;
-  afterClose(): Promise<void>;
-}
-
-/**
- * Start and graceful stop of the HTTP server that hono and socket.io share. In-flight requests are counted
- * (socket.io's own long-polls excepted, they end when the sockets close) so that stop can wait for them.
- */
-function createLifecycle(options: LifecycleOptions) {
-  const { app, io, logger, host } = options;
-  let httpServer: HttpServer | undefined;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  let stopping: Promise<void> | undefined;
-  const listener = getRequestListener(app.fetch);
-
-  async function start(port: number) {
-    if (httpServer) throw new Error('server already started');
-    await options.beforeListen();
-    const server = createHttpServer((request, response) => {
-      if (!request.url?.startsWith('/socket.io/')) {
-        inFlight += 1;
-        response.once('close', () => {
-          inFlight -= 1;
-          if (inFlight === 0) drained?.();
-        });
-      }
-      void listener(request, response);
-    });
-    httpServer = server;
-    io.attach(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const bound = (server.address() as AddressInfo).port;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
-    options.afterListen(url);
-    return { url, port: bound };
-  }
-
-  async function shutdown() {
-    const server = httpServer;
-    if (!server) {
-      await options.afterClose();
-      return;
-    }
-    logger.info({ inFlight }, 'stopping');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    // io.close() resolves only once the HTTP server has closed, i.e. after every request: start it, and let
-    // the deadline below decide how long those requests get.
-    const socketsClosed = io.close();
-    if (inFlight > 0) {
-      const finished = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), options.shutdownTimeoutMs);
-        timer.unref();
-        drained = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      if (!finished) logger.warn({ inFlight }, 'shutdown deadline passed; closing requests');
-    }
-    server.closeAllConnections();
-    await Promise.all([closed, socketsClosed]);
-    await options.afterClose();
-    logger.info('stopped');
-    logger.flush();
-  }
-
-  return { start, stop: () => (stopping ??= shutdown()) };
 }

@@ -13,6 +13,8 @@ export interface ScriptedBehaviour {
   fail?: ParleyError;
   /** Wait for this before the first chunk (a function decides per request). */
   gate?: Promise<void> | ((request: ModelRequest) => Promise<void> | undefined);
+  /** Wait for `gate` once `after` characters of the reply text have been sent (a reply cut in the middle). */
+  pauseInText?: { after: number; gate: Promise<void> };
 }
 
 /**
@@ -34,6 +36,7 @@ export class ScriptedModel implements ModelProvider {
   async *stream(request: ModelRequest): AsyncIterable<string> {
     this.requests.push(request);
     const { reply = 'Hello there!', actions = 'REPLY', chunkSize = 5, fail, gate } = this.behaviour;
+    const { pauseInText } = this.behaviour;
     const onAbort = () => {
       this.aborted.push(request);
       for (const listener of this.#abortListeners.splice(0)) listener(request);
@@ -46,7 +49,9 @@ export class ScriptedModel implements ModelProvider {
     if (fail) throw fail;
     const text = typeof reply === 'function' ? reply(request) : reply;
     const document = `<response><thought>scripted</thought><actions>${actions}</actions><text>${text}</text></response>`;
+    const pauseAt = pauseInText ? document.indexOf('<text>') + 6 + pauseInText.after : Infinity;
     for (let i = 0; i < document.length; i += chunkSize) {
+      if (i >= pauseAt && i - chunkSize < pauseAt) await pauseInText!.gate;
       throwIfAborted(request.signal);
       yield document.slice(i, i + chunkSize);
       // A new turn of the event loop per piece, as pieces of a live model arrive.

@@ -5,7 +5,10 @@ export interface ParsedEvent {
   data: unknown;
 }
 
-/** Parses a whole server-sent event body into its events (comments are dropped). */
+/**
+ * Parses a whole server-sent event body into its events. Comments are dropped, and so are blocks without data
+ * (the `retry:` a stream opens with), as an EventSource does.
+ */
 export function parseSse(body: string): ParsedEvent[] {
   return body
     .split('\n\n')
@@ -21,5 +24,6 @@ export function parseSse(body: string): ParsedEvent[] {
         else if (field === 'data') event.data = JSON.parse(value);
       }
       return event;
-    });
+    })
+    .filter((event) => event.data !== undefined);
 }

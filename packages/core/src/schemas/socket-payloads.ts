@@ -9,24 +9,71 @@ import {
   storableString,
   uuidSchema,
 } from './common';
+import { isReservedUuid } from '../ids/reserved-uuid';
 
-/** Payload of a ROOM_JOINING envelope. */
-export const roomJoiningPayloadSchema = z.object({
-  roomId: uuidSchema,
-  entityId: entityIdSchema,
-});
+/**
+ * `roomId`, or its newer name `channelId` ("a room and a channel are the same thing"): either is accepted;
+ * when both are given they must be equal. The parsed payload always has `roomId`.
+ */
+const roomReference = {
+  roomId: uuidSchema.optional(),
+  channelId: uuidSchema.optional(),
+};
+
+interface RoomReference {
+  roomId?: string;
+  channelId?: string;
+}
+
+function checkRoom(value: RoomReference, context: z.RefinementCtx): void {
+  if (value.roomId === undefined && value.channelId === undefined) {
+    context.addIssue({ code: 'custom', path: ['roomId'], message: 'is required (or channelId)' });
+  } else if (
+    value.roomId !== undefined &&
+    value.channelId !== undefined &&
+    value.roomId !== value.channelId
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['channelId'],
+      message: 'must equal roomId (they name the same room)',
+    });
+  }
+}
+
+function toRoom<Value extends RoomReference>({
+  roomId,
+  channelId,
+  ...rest
+}: Value): Omit<Value, 'roomId' | 'channelId'> & { roomId: string } {
+  return { ...rest, roomId: (roomId ?? channelId)! };
+}
+
+/** Payload of a ROOM_JOINING envelope (and of `leaveRoom`). */
+export const roomJoiningPayloadSchema = z
+  .object({ entityId: entityIdSchema, ...roomReference })
+  .superRefine(checkRoom)
+  .transform(toRoom);
 
 /** Payload of a SEND_MESSAGE envelope. */
-export const sendMessagePayloadSchema = z.object({
-  senderId: entityIdSchema,
-  senderName: labelSchema,
-  message: messageTextSchema.min(1, 'must not be empty'),
-  roomId: uuidSchema,
-  messageId: uuidSchema.optional(),
-  source: storableString().max(64).default('socket'),
-  attachments: z.array(z.unknown()).max(64).superRefine(refineStorableJson).default([]),
-  metadata: metadataSchema.default({}),
-});
+export const sendMessagePayloadSchema = z
+  .object({
+    ...roomReference,
+    senderId: entityIdSchema,
+    senderName: labelSchema,
+    message: messageTextSchema.min(1, 'must not be empty'),
+    messageId: uuidSchema
+      .refine(
+        (id) => !isReservedUuid(id),
+        'must not be a version 8 UUID (the server reserves those)',
+      )
+      .optional(),
+    source: storableString().max(64).default('socket'),
+    attachments: z.array(z.unknown()).max(64).superRefine(refineStorableJson).default([]),
+    metadata: metadataSchema.default({}),
+  })
+  .superRefine(checkRoom)
+  .transform(toRoom);
 
 /** @see roomJoiningPayloadSchema */
 export type RoomJoiningPayload = z.output<typeof roomJoiningPayloadSchema>;
@@ -47,11 +94,10 @@ export type SocketEnvelope =
   | { type: SOCKET_MESSAGE_TYPE.SEND_MESSAGE; payload: SendMessagePayloadInput };
 
 /** Client-to-server `typing` payload. */
-export const typingPayloadSchema = z.object({
-  roomId: uuidSchema,
-  userId: entityIdSchema,
-  isTyping: z.boolean(),
-});
+export const typingPayloadSchema = z
+  .object({ userId: entityIdSchema, isTyping: z.boolean(), ...roomReference })
+  .superRefine(checkRoom)
+  .transform(toRoom);
 
 /** @see typingPayloadSchema */
 export type TypingPayload = z.output<typeof typingPayloadSchema>;
@@ -82,6 +128,9 @@ export const messageStreamChunkSchema = z.object({
   index: z.number().int().nonnegative(),
   roomId: z.string(),
   channelId: z.string(),
+  /** The agent producing the reply. */
+  agentId: z.string(),
+  agentName: z.string(),
 });
 
 /** @see messageStreamChunkSchema */
@@ -134,6 +183,7 @@ export const socketErrorSchema = z.object({ code: z.string(), message: z.string(
 export const messageErrorSchema = socketErrorSchema.extend({
   messageId: z.string().optional(),
   roomId: z.string().optional(),
+  channelId: z.string().optional(),
 });
 
 /** @see messageErrorSchema */

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
-/** `user_message` stream event: the stored user message. */
-export const userMessageEventSchema = z.object({ id: z.string(), text: z.string() });
+/** `user_message` stream event: the stored user message, and the id of the reply that answers it. */
+export const userMessageEventSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  replyId: z.string().optional(),
+});
 
 /** `chunk` stream event: one piece of the agent's reply, `index` counting from 0. */
 export const chunkEventSchema = z.object({

@@ -16,14 +16,17 @@ import type {
 
 /** Events a client emits to the server. */
 export interface ClientToServerEvents {
-  /** An envelope of SOCKET_MESSAGE_TYPE; the optional callback always receives an acknowledgment. */
-  message: (envelope: SocketEnvelope, ack?: (response: SocketAck) => void) => void;
+  /**
+   * An envelope of SOCKET_MESSAGE_TYPE. The acknowledgment is part of the contract (socket.io's
+   * `emitWithAck` needs it typed); a client that sends none gets a `messageError` event on failure instead.
+   */
+  message: (envelope: SocketEnvelope, ack: (response: SocketAck) => void) => void;
   /** Typing indicator for a room. */
   typing: (payload: z.input<typeof typingPayloadSchema>) => void;
   /** Leaves a room; the other members get `userLeft`. */
   leaveRoom: (
     payload: z.input<typeof roomJoiningPayloadSchema>,
-    ack?: (response: SocketAck) => void,
+    ack: (response: SocketAck) => void,
   ) => void;
 }
 

@@ -1,44 +1,43 @@
 import { ParleyError, type AgentSummary } from '@parley/core';
-import type { Character } from '@parley/plugin-sdk';
 import { ConfigError } from '../config/config-error';
-import { ParleyAgentRuntime, type AgentRuntimeContext } from './agent-runtime';
-import { DEFAULT_CHARACTER } from './character';
+import type { AgentProfile } from './agent-profile';
 
-/** The server's agents, in the order given; the first is the default agent. */
-export class AgentRegistry {
-  readonly #agents = new Map<string, ParleyAgentRuntime>();
-  readonly defaultAgent: ParleyAgentRuntime;
+/**
+ * A server's agents (profiles, or the runtimes made from them), in the order given; the first is the default
+ * agent.
+ */
+export class AgentRegistry<Agent extends AgentProfile = AgentProfile> {
+  readonly #agents = new Map<string, Agent>();
+  readonly defaultAgent: Agent;
 
-  constructor(
-    characters: readonly Character[],
-    context: (character: Character) => AgentRuntimeContext,
-  ) {
-    const list = characters.length > 0 ? characters : [DEFAULT_CHARACTER];
-    for (const character of list) {
-      const runtime = new ParleyAgentRuntime(character, context(character));
-      const existing = this.#agents.get(runtime.agentId);
+  /** Refuses an empty list and two agents with one id. */
+  constructor(agents: readonly Agent[]) {
+    for (const agent of agents) {
+      const existing = this.#agents.get(agent.agentId);
       if (existing) {
         throw new ConfigError(
-          `agents ${existing.character.name} and ${character.name} have the same id ${runtime.agentId}`,
+          `agents ${existing.character.name} and ${agent.character.name} have the same id ${agent.agentId}`,
         );
       }
-      this.#agents.set(runtime.agentId, runtime);
+      this.#agents.set(agent.agentId, agent);
     }
-    this.defaultAgent = this.#agents.values().next().value!;
+    const first = this.#agents.values().next();
+    if (first.done) throw new ConfigError('a server needs at least one agent');
+    this.defaultAgent = first.value;
   }
 
   /** All agents, default first. */
-  list(): ParleyAgentRuntime[] {
+  list(): Agent[] {
     return [...this.#agents.values()];
   }
 
   /** The agent with this id, if any. */
-  find(agentId: string): ParleyAgentRuntime | undefined {
+  find(agentId: string): Agent | undefined {
     return this.#agents.get(agentId.toLowerCase());
   }
 
   /** The agent with this id, or a NOT_FOUND error. */
-  get(agentId: string): ParleyAgentRuntime {
+  get(agentId: string): Agent {
     const agent = this.find(agentId);
     if (!agent) throw new ParleyError('NOT_FOUND', `Unknown agent ${agentId}`);
     return agent;
@@ -47,5 +46,10 @@ export class AgentRegistry {
   /** The `GET /api/agents` listing. */
   summaries(): AgentSummary[] {
     return this.list().map((agent) => ({ id: agent.agentId, name: agent.character.name }));
+  }
+
+  /** A registry of something made from each agent, in the same order (the runtimes of the profiles). */
+  map<Next extends AgentProfile>(make: (agent: Agent) => Next): AgentRegistry<Next> {
+    return new AgentRegistry(this.list().map(make));
   }
 }

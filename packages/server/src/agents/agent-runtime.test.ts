@@ -1,16 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
-import { AgentRegistry } from './agent-registry';
-import { ParleyAgentRuntime } from './agent-runtime';
+import { createAgentProfiles, toAgentProfile } from './agent-profile';
+import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';
 import { ConfigError } from '../config/config-error';
 
 const logger = createLogger('silent');
+const services: AgentServices = {
+  sendMessage: () => Promise.resolve({ id: 'posted' }),
+  scheduleMessage: () => Promise.reject(new Error('unused')),
+  sendControl: () => undefined,
+};
 
 function runtime(settings: Record<string, string>, env: Record<string, string | undefined>) {
-  return new ParleyAgentRuntime(
-    { name: 'Ada', settings },
-    { env, serverUrl: () => 'http://localhost:4321', logger },
-  );
+  return new ParleyAgentRuntime(toAgentProfile({ name: 'Ada', settings }), {
+    env,
+    serverUrl: () => 'http://localhost:4321',
+    logger,
+    services,
+  });
 }
 
 describe('runtime settings', () => {
@@ -37,27 +44,25 @@ describe('runtime settings', () => {
 });
 
 describe('agent registry', () => {
-  const context = () => ({ env: {}, serverUrl: () => '', logger });
-
   it('runs the built-in Eliza when no character is given', () => {
-    const agents = new AgentRegistry([], context);
+    const agents = createAgentProfiles([]);
     expect(agents.summaries()).toEqual([{ id: agents.defaultAgent.agentId, name: 'Eliza' }]);
   });
 
   it('keeps the order given and makes the first agent the default', () => {
-    const agents = new AgentRegistry([{ name: 'B' }, { name: 'A' }], context);
+    const agents = createAgentProfiles([{ name: 'B' }, { name: 'A' }]);
     expect(agents.list().map((agent) => agent.character.name)).toEqual(['B', 'A']);
     expect(agents.defaultAgent.character.name).toBe('B');
   });
 
   it('refuses two agents with the same id', () => {
-    expect(() => new AgentRegistry([{ name: 'Same' }, { name: 'Same' }], context)).toThrow(
+    expect(() => createAgentProfiles([{ name: 'Same' }, { name: 'Same' }])).toThrow(
       ConfigError,
     );
   });
 
   it('answers NOT_FOUND for an unknown agent', () => {
-    const agents = new AgentRegistry([], context);
+    const agents = createAgentProfiles([]);
     expect(() => agents.get('00000000-0000-0000-0000-000000000001')).toThrow(/Unknown agent/);
   });
 });

@@ -1,48 +1,45 @@
-import { ParleyError } from '@parley/core';
 import type {
   AgentPostOptions,
   AgentRuntime,
   AgentScheduleOptions,
-  Character,
   ControlOptions,
   PluginLogger,
   ScheduledMessageInfo,
 } from '@parley/plugin-sdk';
-import { agentIdOf } from './agent-id';
+import type { AgentProfile } from './agent-profile';
 
-/** What a runtime needs from its server. */
+/**
+ * What an agent can do through the server. The small interface between agents and messaging: the runtime
+ * depends on it, not on the messaging service, so that neither needs the other to exist first.
+ */
+export interface AgentServices {
+  sendMessage(agent: AgentProfile, options: AgentPostOptions): Promise<{ id: string }>;
+  scheduleMessage(agent: AgentProfile, options: AgentScheduleOptions): Promise<ScheduledMessageInfo>;
+  sendControl(options: ControlOptions): void;
+}
+
+/** What a runtime is given at construction. */
 export interface AgentRuntimeContext {
   /** Environment used as the settings fallback. */
   env: Readonly<Record<string, string | undefined>>;
   /** The server's own address, once known. */
   serverUrl: () => string;
   logger: PluginLogger;
+  services: AgentServices;
 }
 
-/** What an agent can do through the server, attached once the server's services exist. */
-export interface AgentServices {
-  sendMessage(agent: ParleyAgentRuntime, options: AgentPostOptions): Promise<{ id: string }>;
-  scheduleMessage(
-    agent: ParleyAgentRuntime,
-    options: AgentScheduleOptions,
-  ): Promise<ScheduledMessageInfo>;
-  sendControl(options: ControlOptions): void;
-}
-
-/**
- * One agent's runtime: identity, settings and logger, plus messaging capabilities that the server attaches
- * when it composes its services.
- */
+/** One agent's runtime, as plugins see it: identity, settings, logger and the server's services. */
 export class ParleyAgentRuntime implements AgentRuntime {
   readonly agentId: string;
-  readonly character: Readonly<Character> & { readonly name: string };
+  readonly character: AgentProfile['character'];
   readonly logger: PluginLogger;
+  readonly #profile: AgentProfile;
   readonly #context: AgentRuntimeContext;
-  #services: AgentServices | undefined;
 
-  constructor(character: Character, context: AgentRuntimeContext) {
-    this.character = Object.freeze({ ...character });
-    this.agentId = agentIdOf(character);
+  constructor(profile: AgentProfile, context: AgentRuntimeContext) {
+    this.#profile = profile;
+    this.agentId = profile.agentId;
+    this.character = profile.character;
     this.logger = context.logger;
     this.#context = context;
   }
@@ -56,26 +53,15 @@ export class ParleyAgentRuntime implements AgentRuntime {
     return undefined;
   }
 
-  /** Connects the runtime to the server's services. */
-  attach(services: AgentServices): void {
-    this.#services = services;
-  }
-
   sendMessage(options: AgentPostOptions): Promise<{ id: string }> {
-    return this.#require().sendMessage(this, options);
+    return this.#context.services.sendMessage(this.#profile, options);
   }
 
   scheduleMessage(options: AgentScheduleOptions): Promise<ScheduledMessageInfo> {
-    return this.#require().scheduleMessage(this, options);
+    return this.#context.services.scheduleMessage(this.#profile, options);
   }
 
   sendControl(options: ControlOptions): void {
-    this.#require().sendControl(options);
-  }
-
-  #require(): AgentServices {
-    if (!this.#services)
-      throw new ParleyError('UNAVAILABLE', 'The agent is not attached to a server');
-    return this.#services;
+    this.#context.services.sendControl(options);
   }
 }

@@ -1,39 +1,25 @@
-import { type ErrorCode, ParleyError } from '@parley/core';
-import { HTTPException } from 'hono/http-exception';
+import { ParleyError } from '@parley/core';
 import type { Logger } from 'pino';
-
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
-  503: 'UNAVAILABLE',
-  504: 'TIMEOUT',
-};
+import { describeCause } from './describe-cause';
 
 /** Converts anything thrown into a client-safe ParleyError. Unknown errors become INTERNAL. */
 export function toParleyError(error: unknown): ParleyError {
   if (ParleyError.isInstance(error)) return error;
-  if (error instanceof HTTPException) {
-    const code = CODE_BY_STATUS[error.status] ?? 'INTERNAL';
-    const message = code === 'INTERNAL' ? 'Internal server error' : error.message || code;
-    return new ParleyError(code, message, { cause: error });
-  }
   return new ParleyError('INTERNAL', 'Internal server error', { cause: error });
 }
 
-/** Logs an error at the level its status deserves, with the real cause. */
+/**
+ * Logs an error at the level its status deserves. A server-side failure (5xx) is logged with a summary of its
+ * cause (type, status, codes), never with the data the cause carried: conversations never reach the log.
+ */
 export function logError(
   logger: Logger,
   error: ParleyError,
   context: Record<string, unknown> = {},
 ) {
   if (error.status >= 500) {
-    logger.error({ ...context, err: error.cause ?? error, code: error.code }, error.message);
+    const cause = describeCause(error.cause ?? error);
+    logger.error({ ...context, code: error.code, cause }, error.message);
   } else {
     logger.debug({ ...context, code: error.code }, error.message);
   }

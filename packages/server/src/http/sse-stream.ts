@@ -20,9 +20,13 @@ export interface SseStream {
   close(): void;
 }
 
+/** How long a client waits before it reconnects after a dropped connection (the SSE `retry:` field), in ms. */
+export const SSE_RETRY_MS = 1000;
+
 /**
  * Creates a server-sent event response whose events are flushed as they are written, with a keep-alive
- * comment every `keepAliveMs` so that idle proxies do not cut a slow reply.
+ * comment every `keepAliveMs` so that idle proxies do not cut a slow reply. It opens with `retry:`, so that
+ * a standard EventSource reconnects promptly, with `Last-Event-ID`, after a dropped connection.
  */
 export function createSseStream(keepAliveMs: number, status = 200): SseStream {
   const aborter = new AbortController();
@@ -51,6 +55,7 @@ export function createSseStream(keepAliveMs: number, status = 200): SseStream {
   };
   const keepAlive = setInterval(() => write(': keep-alive\n\n'), keepAliveMs);
   keepAlive.unref();
+  write(`retry: ${SSE_RETRY_MS}\n\n`);
 
   return {
     response: new Response(body, { status, headers: SSE_HEADERS }),

@@ -1,21 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import {
   type AgentMessage,
   DEFAULT_SERVER_ID,
   type ChannelHistoryQuery as HistoryQuery,
+  ParleyError,
   type StoredMessage,
+  agentPostSchema,
+  parseOrThrow,
+  reservedUuid,
 } from '@parley/core';
 import type { AgentPostOptions, ControlOptions } from '@parley/plugin-sdk';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
+import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentRegistry } from '../agents/agent-registry';
-import type { ParleyAgentRuntime } from '../agents/agent-runtime';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
-import { buildPrompt } from './build-prompt';
-import { ChunkCoalescer } from './chunk-coalescer';
+import { deliverToRoom } from './deliver-to-room';
 import { KeyedQueue } from './keyed-queue';
+import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
-import { type RoomBroadcaster, silentBroadcaster } from './room-broadcaster';
+import { ReplyStream } from './reply-stream';
+import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
 
 /** A user message entering a channel through REST or the socket. */
@@ -33,20 +38,14 @@ export interface UserMessageInput {
   agentId?: string;
 }
 
-/** An agent's finished reply. */
-export interface AgentReply {
-  /** The stored reply, or null when the agent chose not to reply. */
-  message: StoredMessage | null;
-  text: string;
-  actions: string[];
-  thought: string | undefined;
-}
-
-/** Options of a reply. */
-export interface ReplyOptions {
-  signal?: AbortSignal;
-  /** Called with each piece of reply text as it is extracted, `index` from 0. */
-  onChunk?: (chunk: string, index: number, messageId: string) => void;
+/** How much reply work the server takes on before it says no. */
+export interface ReplyLimits {
+  /** Model calls running at once, over all channels (default 32); more wait their turn. */
+  maxConcurrentModelCalls: number;
+  /** Replies waiting or running in one channel (default 16); more are refused with RATE_LIMITED (429). */
+  maxQueuedPerChannel: number;
+  /** Replies waiting or running in all (default 1000); more are refused with UNAVAILABLE (503). */
+  maxQueuedTotal: number;
 }
 
 /** What the messaging service needs. */
@@ -55,34 +54,67 @@ export interface MessagingServiceOptions {
   agents: AgentRegistry;
   model: ModelProvider;
   logger: Logger;
+  /** Where stored messages and every reply's parts go to the clients of a room. */
+  broadcaster: RoomBroadcaster;
+  limits?: Partial<ReplyLimits>;
   /** How many earlier messages of the channel the model sees (default 20). */
   historyLimit?: number;
-  /** Extractor for each reply (default: the action-aware ResponseStreamExtractor). */
+  /** Extractor for each reply (default: {@link createReplyExtractor}). */
   createExtractor?: () => ReplyExtractor;
+  /**
+   * Whether this process may remember which agent answers in a channel. Only when no other process writes the
+   * database (the embedded one): another process could change it.
+   */
+  cacheChannelAgents?: boolean;
+  /** How long a finished reply stays resumable from memory (default 10 s); stored replies resume from storage. */
+  replyLingerMs?: number;
 }
 
 const CHANNEL_AGENT_CACHE_SIZE = 10_000;
 
+export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
+  maxConcurrentModelCalls: 32,
+  maxQueuedPerChannel: 16,
+  maxQueuedTotal: 1000,
+};
+
 /**
- * Messages into channels and agent replies out of them, free of HTTP and socket types. Every stored message
- * is broadcast to its room through the one {@link RoomBroadcaster}; replies in one channel are produced in
- * order, channels in parallel.
+ * Messages into channels and agent replies out of them, free of HTTP and socket types. Every reply, whatever
+ * started it, is one {@link ReplyStream} of parts; the room receives each through {@link deliverToRoom}, and
+ * HTTP consumers (SSE, `sync`) subscribe to the same stream. Replies in one channel are produced in order,
+ * channels in parallel, with a bound on model calls and on waiting replies.
  */
 export class MessagingService {
-  broadcaster: RoomBroadcaster = silentBroadcaster;
   readonly #options: MessagingServiceOptions;
+  readonly #limits: ReplyLimits;
   readonly #queue = new KeyedQueue();
+  readonly #modelCalls: LimitFunction;
   readonly #channelAgents = new Map<string, string>();
+  readonly #replies = new Map<string, ReplyStream>();
+  readonly #pendingByChannel = new Map<string, number>();
+  #pending = 0;
+  readonly #stopping = new AbortController();
+  readonly #replyContext: ModelReplyContext;
 
   constructor(options: MessagingServiceOptions) {
     this.#options = options;
+    this.#limits = { ...DEFAULT_REPLY_LIMITS, ...options.limits };
+    this.#modelCalls = pLimit(this.#limits.maxConcurrentModelCalls);
+    this.#replyContext = {
+      store: options.store,
+      model: options.model,
+      logger: options.logger,
+      historyLimit: options.historyLimit ?? 20,
+      createExtractor: options.createExtractor ?? createReplyExtractor,
+      signal: this.#stopping.signal,
+    };
   }
 
   /** Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply. */
   submit(input: AgentMessage): Promise<StoredMessage> {
     const author = this.#options.agents.find(input.author_id);
-    return this.#store({
-      id: randomUUID(),
+    return this.#storeAndBroadcast({
+      id: reservedUuid(),
       channelId: input.channel_id,
       serverId: input.server_id,
       authorId: input.author_id,
@@ -98,34 +130,58 @@ export class MessagingService {
   }
 
   /**
-   * Stores and broadcasts a message authored by an agent (plugins, scheduled messages). An explicit `id` makes
-   * the post idempotent: a second post with the same id fails with CONFLICT instead of duplicating.
+   * Posts a message as an agent (plugins, scheduled messages): validated (BAD_REQUEST naming the field),
+   * stored, then delivered to the room as a reply of one text delta. An explicit `id` makes the post
+   * idempotent: a second post with the same id fails with CONFLICT, and the room sees nothing of it.
    */
-  postAgentMessage(
-    agent: ParleyAgentRuntime,
-    input: AgentPostOptions & { id?: string; sourceType?: string },
+  async postAgentMessage(
+    agent: AgentProfile,
+    input: AgentPostOptions,
+    options: { id?: string; sourceType?: string } = {},
   ): Promise<StoredMessage> {
+    const post = parseOrThrow(agentPostSchema, input, 'message');
     const name = agent.character.name;
-    return this.#store({
-      id: input.id ?? randomUUID(),
-      channelId: input.channelId,
-      serverId: input.serverId ?? DEFAULT_SERVER_ID,
+    const message = await this.#options.store.insert({
+      id: options.id ?? reservedUuid(),
+      channelId: post.channelId,
+      serverId: post.serverId ?? DEFAULT_SERVER_ID,
       authorId: agent.agentId,
       authorName: name,
-      content: input.text,
-      sourceType: input.sourceType ?? 'agent_response',
-      rawMessage: { text: input.text, thought: input.thought, actions: input.actions ?? ['REPLY'] },
-      metadata: { ...input.metadata, agent_id: agent.agentId, agentName: name },
-      inReplyTo: input.inReplyTo ?? null,
+      content: post.text,
+      sourceType: options.sourceType ?? 'agent_response',
+      rawMessage: { text: post.text, thought: post.thought, actions: post.actions ?? ['REPLY'] },
+      metadata: { ...post.metadata, agent_id: agent.agentId, agentName: name },
+      inReplyTo: post.inReplyTo ?? null,
       createdAt: new Date(),
       channelAgentId: agent.agentId,
     });
+    const stream = this.#open(message.id, message.channel_id, message.in_reply_to);
+    const { replyId } = stream;
+    stream.write({
+      type: 'reply-start',
+      replyId,
+      channelId: message.channel_id,
+      agentId: agent.agentId,
+      agentName: name,
+      inReplyTo: message.in_reply_to,
+    });
+    stream.write({ type: 'text-delta', replyId, delta: message.content, index: 0 });
+    const { text, thought, actions = ['REPLY'] } = message.raw_message ?? {};
+    stream.write({
+      type: 'reply-end',
+      replyId,
+      message,
+      text: text ?? message.content,
+      actions,
+      thought,
+    });
+    return message;
   }
 
   /** Tells the clients of a room to enable or disable their input. */
   sendControl(input: ControlOptions): void {
     const { channelId, action, target } = input;
-    this.broadcaster.emit(channelId, 'controlMessage', {
+    this.#options.broadcaster.emit(channelId, 'controlMessage', {
       action,
       ...(target === undefined ? {} : { target }),
       roomId: channelId,
@@ -133,14 +189,8 @@ export class MessagingService {
     });
   }
 
-  async #store(message: NewMessage): Promise<StoredMessage> {
-    const stored = await this.#options.store.insert(message);
-    this.broadcaster.emit(stored.channel_id, 'messageBroadcast', toBroadcast(stored));
-    return stored;
-  }
-
   /** The agent that answers in a channel: the one asked for, else the channel's, else the default. */
-  async resolveAgent(channelId: string, agentId?: string): Promise<ParleyAgentRuntime> {
+  async resolveAgent(channelId: string, agentId?: string): Promise<AgentProfile> {
     const { agents, store } = this.#options;
     if (agentId) return agents.get(agentId);
     let channelAgentId = this.#channelAgents.get(channelId);
@@ -151,13 +201,17 @@ export class MessagingService {
     return (channelAgentId && agents.find(channelAgentId)) || agents.defaultAgent;
   }
 
-  /** Stores and broadcasts a user's message; returns it with the agent that will answer. */
+  /**
+   * Stores and broadcasts a user's message; returns it with the agent that will answer. Refused before
+   * anything is stored when the channel (RATE_LIMITED) or the server (UNAVAILABLE) has too many replies waiting.
+   */
   async postUserMessage(
     input: UserMessageInput,
-  ): Promise<{ message: StoredMessage; agent: ParleyAgentRuntime }> {
+  ): Promise<{ message: StoredMessage; agent: AgentProfile }> {
+    this.#admit(input.channelId);
     const agent = await this.resolveAgent(input.channelId, input.agentId);
-    const message = await this.#store({
-      id: input.messageId ?? randomUUID(),
+    const message = await this.#storeAndBroadcast({
+      id: input.messageId ?? reservedUuid(),
       channelId: input.channelId,
       serverId: input.serverId ?? DEFAULT_SERVER_ID,
       authorId: input.entityId,
@@ -173,27 +227,29 @@ export class MessagingService {
   }
 
   /**
-   * Has `agent` answer `userMessage`: queued behind earlier replies of the channel, streamed through the
-   * extractor (each piece broadcast live as `messageStreamChunk`), stored and broadcast. `messageComplete`
-   * follows, reply or not. Model failures reject with the model's ParleyError.
+   * Has `agent` answer `userMessage`, queued behind earlier replies of the channel. Returns the reply's stream
+   * at once; the room already receives it, and callers subscribe for their own delivery.
    */
-  reply(
-    agent: ParleyAgentRuntime,
-    userMessage: StoredMessage,
-    options: ReplyOptions = {},
-  ): Promise<AgentReply> {
+  reply(agent: AgentProfile, userMessage: StoredMessage): ReplyStream {
     const channelId = userMessage.channel_id;
-    return this.#queue.run(channelId, async () => {
-      try {
-        return await this.#produceReply(agent, userMessage, options);
-      } finally {
-        this.broadcaster.emit(channelId, 'messageComplete', {
-          messageId: userMessage.id,
-          roomId: channelId,
-          channelId,
-        });
-      }
-    });
+    const stream = this.#open(reservedUuid(), channelId, userMessage.id);
+    this.#count(channelId, 1);
+    void this.#queue
+      .run(channelId, () =>
+        this.#modelCalls(() => produceModelReply(this.#replyContext, stream, agent, userMessage)),
+      )
+      .finally(() => this.#count(channelId, -1));
+    return stream;
+  }
+
+  /** A reply still in memory (running, or finished within the linger time), for resuming. */
+  findReply(replyId: string): ReplyStream | undefined {
+    return this.#replies.get(replyId);
+  }
+
+  /** A stored message by id, if any (a finished reply resumes from it). */
+  findMessage(messageId: string): Promise<StoredMessage | undefined> {
+    return this.#options.store.get(messageId);
   }
 
   /** A channel's stored messages, newest first. */
@@ -204,72 +260,61 @@ export class MessagingService {
     });
   }
 
-  async #produceReply(
-    agent: ParleyAgentRuntime,
-    userMessage: StoredMessage,
-    { signal, onChunk }: ReplyOptions,
-  ): Promise<AgentReply> {
-    const {
-      store,
-      model,
-      historyLimit = 20,
-      createExtractor = createReplyExtractor,
-    } = this.#options;
-    const channelId = userMessage.channel_id;
-    const recent = await store.recent(channelId, historyLimit);
-    // The message being answered goes last, even when later messages arrived meanwhile.
-    const history = recent.filter((message) => message.id !== userMessage.id);
-    history.push(userMessage);
-    signal?.throwIfAborted();
-    const replyId = randomUUID();
-    const extractor = createExtractor();
-    let index = 0;
-    const chunks = new ChunkCoalescer((chunk) => {
-      onChunk?.(chunk, index, replyId);
-      this.broadcaster.emit(channelId, 'messageStreamChunk', {
-        messageId: replyId,
-        chunk,
-        index,
-        roomId: channelId,
-        channelId,
+  /** Replies waiting or running, in all. */
+  get pendingReplies(): number {
+    return this.#pending;
+  }
+
+  /** Ends every reply still running with an error part (the server is stopping). */
+  abortReplies(): void {
+    this.#stopping.abort(new ParleyError('UNAVAILABLE', 'The server is stopping'));
+  }
+
+  /** A new reply stream: delivered to the room, and resumable while it runs and shortly after. */
+  #open(replyId: string, channelId: string, inReplyTo: string | null): ReplyStream {
+    const stream = new ReplyStream(replyId, channelId, inReplyTo);
+    deliverToRoom(stream, this.#options.broadcaster);
+    this.#replies.set(replyId, stream);
+    void stream.ended.then(() => {
+      const timer = setTimeout(
+        () => this.#replies.delete(replyId),
+        this.#options.replyLingerMs ?? 10_000,
+      );
+      timer.unref();
+    });
+    return stream;
+  }
+
+  #admit(channelId: string) {
+    if (this.#pending >= this.#limits.maxQueuedTotal) {
+      throw new ParleyError('UNAVAILABLE', 'The server has too many replies in progress; retry later', {
+        details: { retryAfterSeconds: 5 },
       });
-      index += 1;
-    });
-
-    const stream = model.stream({
-      messages: buildPrompt(agent.character, agent.agentId, history),
-      signal,
-      agentName: agent.character.name,
-    });
-    try {
-      for await (const piece of stream) chunks.push(extractor.push(piece));
-      chunks.push(extractor.flush());
-    } finally {
-      // Every chunk goes out before the stored reply is broadcast (or the failure reported).
-      chunks.flush();
     }
-
-    const { text, actions, thought } = extractor.result();
-    if (text.trim() === '' || !actions.includes('REPLY')) {
-      return { message: null, text, actions, thought };
+    if ((this.#pendingByChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
+      throw new ParleyError(
+        'RATE_LIMITED',
+        `This channel already has ${this.#limits.maxQueuedPerChannel} messages waiting for a reply; retry later`,
+        { details: { retryAfterSeconds: 2 } },
+      );
     }
-    const message = await this.#store({
-      id: replyId,
-      channelId,
-      serverId: userMessage.server_id,
-      authorId: agent.agentId,
-      authorName: agent.character.name,
-      content: text,
-      sourceType: 'agent_response',
-      rawMessage: thought === undefined ? { text, actions } : { text, thought, actions },
-      metadata: { agent_id: agent.agentId, agentName: agent.character.name },
-      inReplyTo: userMessage.id,
-      createdAt: new Date(),
-    });
-    return { message, text, actions, thought };
+  }
+
+  #count(channelId: string, delta: 1 | -1) {
+    this.#pending += delta;
+    const count = (this.#pendingByChannel.get(channelId) ?? 0) + delta;
+    if (count === 0) this.#pendingByChannel.delete(channelId);
+    else this.#pendingByChannel.set(channelId, count);
+  }
+
+  async #storeAndBroadcast(message: NewMessage): Promise<StoredMessage> {
+    const stored = await this.#options.store.insert(message);
+    this.#options.broadcaster.emit(stored.channel_id, 'messageBroadcast', toBroadcast(stored));
+    return stored;
   }
 
   #rememberChannelAgent(channelId: string, agentId: string) {
+    if (!this.#options.cacheChannelAgents) return;
     if (this.#channelAgents.size >= CHANNEL_AGENT_CACHE_SIZE) {
       const oldest = this.#channelAgents.keys().next().value;
       if (oldest !== undefined) this.#channelAgents.delete(oldest);

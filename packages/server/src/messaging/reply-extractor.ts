@@ -1,4 +1,4 @@
-import { ResponseStreamExtractor } from '@parley/plugin-sdk';
+import { ActionStreamFilter } from '@parley/plugin-sdk';
 
 /** What the messaging core needs of an extractor: streaming, plus the parsed reply at the end. */
 export interface ReplyExtractor {
@@ -8,19 +8,52 @@ export interface ReplyExtractor {
   result(): { text: string; actions: string[]; thought: string | undefined };
 }
 
+/** Largest JSON answer kept to read its `actions` and `thought` at the end (the text streams regardless). */
+const MAX_JSON_ANSWER = 1024 * 1024;
+
 /**
- * The default: the SDK's action-aware ResponseStreamExtractor. A reply with text but no `<actions>` counts as a
- * plain REPLY, as the extractor itself streams it.
+ * The default: the SDK's {@link ActionStreamFilter}, so that whatever the model answers in becomes the reply.
+ * The action-aware XML format wins when present (its text, actions and thought); a JSON answer streams its
+ * `text` field and gives its `actions` and `thought` when it has them; plain text is the reply as it is.
+ * Whatever is not XML with explicit actions counts as a REPLY.
  */
 export function createReplyExtractor(): ReplyExtractor {
-  const extractor = new ResponseStreamExtractor();
+  const filter = new ActionStreamFilter();
+  let streamed = '';
+  let json = '';
+  const track = (output: string, input: string) => {
+    streamed += output;
+    if (filter.contentType === 'json' && json.length + input.length <= MAX_JSON_ANSWER) json += input;
+    return output;
+  };
   return {
-    push: (chunk) => extractor.push(chunk),
-    flush: () => extractor.flush(),
+    push: (chunk) => track(filter.push(chunk), chunk),
+    flush: () => track(filter.flush(), ''),
     result() {
-      const text = extractor.text ?? '';
-      const actions = extractor.actions ? [...extractor.actions] : text === '' ? [] : ['REPLY'];
-      return { text, actions, thought: extractor.thought };
+      if (filter.contentType === 'json') return { text: streamed, ...jsonFields(json) };
+      const text = streamed;
+      const actions = filter.actions ? [...filter.actions] : text === '' ? [] : ['REPLY'];
+      return { text, actions, thought: filter.thought };
     },
+  };
+}
+
+/** `actions` and `thought` of a JSON answer, when it parses and has them. */
+function jsonFields(answer: string): { actions: string[]; thought: string | undefined } {
+  let value: unknown;
+  try {
+    value = JSON.parse(answer);
+  } catch {
+    value = undefined;
+  }
+  const root = (Array.isArray(value) ? value[0] : value) as Record<string, unknown> | undefined;
+  const actions = root?.actions;
+  const thought = root?.thought;
+  return {
+    actions:
+      Array.isArray(actions) && actions.every((action) => typeof action === 'string')
+        ? (actions)
+        : ['REPLY'],
+    thought: typeof thought === 'string' ? thought : undefined,
   };
 }

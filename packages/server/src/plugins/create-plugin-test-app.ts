@@ -1,7 +1,9 @@
 import type { Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import { pino, type Logger } from 'pino';
-import { ParleyAgentRuntime } from '../agents/agent-runtime';
+import { ParleyError } from '@parley/core';
+import { toAgentProfile } from '../agents/agent-profile';
+import { type AgentServices, ParleyAgentRuntime } from '../agents/agent-runtime';
 import type { AppEnv } from '../http/app-env';
 import { createHttpApp } from '../http/create-app';
 import { loadPlugins } from './load-plugins';
@@ -46,14 +48,28 @@ export function createMemoryLogger(): MemoryLogger {
   return { logger, lines, waitForLine };
 }
 
+/** Services of agents without a server: messaging calls fail with UNAVAILABLE. */
+const NO_SERVER: AgentServices = {
+  sendMessage: () => Promise.reject(noServer()),
+  scheduleMessage: () => Promise.reject(noServer()),
+  sendControl: () => {
+    throw noServer();
+  },
+};
+
+function noServer() {
+  return new ParleyError('UNAVAILABLE', 'This test app has no messaging service');
+}
+
 /** Agent runtimes built the way the server builds them, without a server. */
 export function createTestAgents(logger: Logger, ...characters: Character[]): ParleyAgentRuntime[] {
   return characters.map(
     (character) =>
-      new ParleyAgentRuntime(character, {
+      new ParleyAgentRuntime(toAgentProfile(character), {
         env: {},
         serverUrl: () => 'http://localhost:3000',
         logger: logger.child({ agent: character.name }),
+        services: NO_SERVER,
       }),
   );
 }

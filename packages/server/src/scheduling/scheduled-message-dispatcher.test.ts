@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TestDatabase } from '../../test/databases';
-import { AgentRegistry } from '../agents/agent-registry';
+import { createAgentProfiles } from '../agents/agent-profile';
+import { silentBroadcaster } from '../messaging/room-broadcaster';
 import { createLogger } from '../logger';
 import { MessagingService } from '../messaging/messaging-service';
 import { createElizaModel } from '../models';
@@ -15,9 +16,15 @@ const logger = createLogger('silent');
 
 /** One server process's worth of scheduling, over a shared database location. */
 function processOn(database: Database, clock: { now: Date }, characters = [{ name: 'Eliza' }]) {
-  const agents = new AgentRegistry(characters, () => ({ env: {}, serverUrl: () => '', logger }));
+  const agents = createAgentProfiles(characters);
   const store = new MessageStore(database.db, { recentCache: 20 });
-  const messaging = new MessagingService({ store, agents, model: createElizaModel(), logger });
+  const messaging = new MessagingService({
+    store,
+    agents,
+    model: createElizaModel(),
+    logger,
+    broadcaster: silentBroadcaster,
+  });
   const dispatcher = new ScheduledMessageDispatcher({
     store: new ScheduledMessageStore(database.db),
     messaging,
@@ -111,7 +118,7 @@ describe.each(kinds)('scheduled messages on $name', ({ create, skip, name }) => 
         sendAt: later(1000),
       });
       // What the dead process managed to do: the post, not the bookkeeping.
-      await messaging.postAgentMessage(agent, { id: scheduled.id, channelId, text: 'once' });
+      await messaging.postAgentMessage(agent, { channelId, text: 'once' }, { id: scheduled.id });
       clock.now = later(1000);
       expect(await dispatcher.dispatchDue()).toBe(1);
       expect(await store.list(channelId, { limit: 5 })).toHaveLength(1);

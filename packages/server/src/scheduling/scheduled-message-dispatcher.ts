@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_SERVER_ID,
-  MAX_TEXT_LENGTH,
   ParleyError,
+  agentPostSchema,
+  isStorableDate,
   parseOrThrow,
-  uuidSchema,
+  reservedUuid,
 } from '@parley/core';
 import type { AgentScheduleOptions, ScheduledMessageInfo } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/agent-registry';
-import type { ParleyAgentRuntime } from '../agents/agent-runtime';
+import type { AgentProfile } from '../agents/agent-profile';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ScheduledMessageRecord, ScheduledMessageStore } from './scheduled-message-store';
 
@@ -30,6 +31,9 @@ export interface DispatcherOptions {
 }
 
 const CLAIM_BATCH = 50;
+
+/** What a scheduled message carries besides its time, checked as an immediate post is. */
+const scheduledPostSchema = agentPostSchema.pick({ channelId: true, text: true, metadata: true });
 
 /**
  * Posts scheduled messages when they are due: once each, across restarts and across processes sharing one
@@ -61,28 +65,29 @@ export class ScheduledMessageDispatcher {
 
   /** Validates and stores a message for `agent` to post at `sendAt`. */
   async schedule(
-    agent: ParleyAgentRuntime,
+    agent: AgentProfile,
     input: AgentScheduleOptions,
   ): Promise<ScheduledMessageInfo> {
-    const channelId = parseOrThrow(uuidSchema, input.channelId, 'channelId');
+    const { channelId, text, metadata } = parseOrThrow(
+      scheduledPostSchema,
+      { channelId: input.channelId, text: input.text, metadata: input.metadata },
+      'message',
+    );
     const sendAt = input.sendAt;
-    if (!(sendAt instanceof Date) || Number.isNaN(sendAt.getTime())) {
-      throw new ParleyError('BAD_REQUEST', 'sendAt must be a valid date');
+    if (!(sendAt instanceof Date) || !isStorableDate(sendAt)) {
+      throw new ParleyError('BAD_REQUEST', 'sendAt must be a valid date in the years 1 to 9999');
     }
     if (sendAt.getTime() <= this.#options.now().getTime()) {
       throw new ParleyError('BAD_REQUEST', 'sendAt must be in the future');
     }
-    if (input.text.trim() === '' || input.text.length > MAX_TEXT_LENGTH) {
-      throw new ParleyError('BAD_REQUEST', `text must hold 1 to ${MAX_TEXT_LENGTH} characters`);
-    }
-    const id = randomUUID();
+    const id = reservedUuid();
     await this.#options.store.schedule({
       id,
       agentId: agent.agentId,
       channelId,
       serverId: DEFAULT_SERVER_ID,
-      content: input.text,
-      metadata: input.metadata ?? {},
+      content: text,
+      metadata: metadata ?? {},
       sendAt,
     });
     return { id, channelId, sendAt: sendAt.toISOString() };
@@ -130,14 +135,16 @@ export class ScheduledMessageDispatcher {
       return false;
     }
     try {
-      await messaging.postAgentMessage(agent, {
-        id: record.id,
-        channelId: record.channelId,
-        serverId: record.serverId,
-        text: record.content,
-        metadata: { ...record.metadata, scheduledFor: record.sendAt.toISOString() },
-        sourceType: 'scheduled',
-      });
+      await messaging.postAgentMessage(
+        agent,
+        {
+          channelId: record.channelId,
+          serverId: record.serverId,
+          text: record.content,
+          metadata: { ...record.metadata, scheduledFor: record.sendAt.toISOString() },
+        },
+        { id: record.id, sourceType: 'scheduled' },
+      );
     } catch (error) {
       // Posted by an earlier attempt that died before marking it sent.
       const alreadyPosted = ParleyError.isInstance(error) && error.code === 'CONFLICT';

@@ -1,5 +1,4 @@
 import {
-  type MessageError,
   ParleyError,
   SOCKET_MESSAGE_TYPE,
   type SocketAck,
@@ -24,6 +23,8 @@ export interface SocketLimits {
   rateBurst: number;
   /** Events per second a socket may sustain. */
   ratePerSecond: number;
+  /** Rooms one connection may be in at once. */
+  maxRooms: number;
 }
 
 type Ack = (response: SocketAck) => void;
@@ -41,12 +42,14 @@ const ackOf = (ack: unknown): Ack | undefined =>
   typeof ack === 'function' ? (ack as Ack) : undefined;
 
 /**
- * The socket protocol: ROOM_JOINING, SEND_MESSAGE, typing, leaving and presence. Every handler answers its
- * acknowledgment (or `messageError` when there is none); nothing a client sends can throw out of a handler or
- * cost the client its connection. One set of handler functions serves every socket (socket.io calls them with
- * `this` set to the socket), so an idle connection costs the protocol one small state object.
+ * Serves the socket protocol on `io`: ROOM_JOINING, SEND_MESSAGE, typing, leaving and presence. Every handler
+ * answers its acknowledgment (or `messageError` when there is none); nothing a client sends can throw out of a
+ * handler or cost the client its connection. A socket sends only into rooms it joined, as the entity it joined
+ * with. Replies reach the room through the messaging service, like every other reply. One set of handler
+ * functions serves every socket (socket.io calls them with `this` set to the socket), so an idle connection
+ * costs the protocol one small state object.
  */
-export function attachSocketProtocol(
+export function serveSocketProtocol(
   io: ParleySocketServer,
   messaging: MessagingService,
   limits: SocketLimits,
@@ -57,13 +60,13 @@ export function attachSocketProtocol(
       bucket: new TokenBucket(limits.rateBurst, limits.ratePerSecond),
     });
 
-  function fail(socket: Socket, error: unknown, ack: unknown, context: Partial<MessageError> = {}) {
+  function fail(socket: Socket, error: unknown, ack: unknown) {
     const parleyError = toParleyError(error);
     logError(logger, parleyError, { socketId: socket.id });
     const body = { code: parleyError.code, message: parleyError.message };
     const answer = ackOf(ack);
     if (answer) answer({ status: 'error', error: body });
-    else socket.emit('messageError', { ...body, ...context });
+    else socket.emit('messageError', body);
   }
 
   function guard(socket: Socket, raw: unknown) {
@@ -78,8 +81,30 @@ export function attachSocketProtocol(
     }
   }
 
-  async function send(rawPayload: unknown, ack: unknown) {
+  function join(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
+    const { roomId, entityId } = parseOrThrow(
+      roomJoiningPayloadSchema,
+      rawPayload,
+      'ROOM_JOINING payload',
+    );
+    const state = stateOf(socket);
+    state.rooms ??= new Map();
+    const joinedAs = state.rooms.get(roomId);
+    if (joinedAs === undefined && state.rooms.size >= limits.maxRooms) {
+      throw new ParleyError(
+        'RATE_LIMITED',
+        `A connection may be in at most ${limits.maxRooms} rooms; leave one first`,
+      );
+    }
+    state.rooms.set(roomId, entityId);
+    void socket.join(roomId);
+    if (joinedAs !== entityId) socket.to(roomId).emit('userJoined', { userId: entityId, roomId });
+    ack?.({ status: 'ok', roomId });
+  }
+
+  async function send(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
     const payload = parseOrThrow(sendMessagePayloadSchema, rawPayload, 'SEND_MESSAGE payload');
+    requireMember(socket, payload.roomId, payload.senderId);
     const { message, agent } = await messaging.postUserMessage({
       channelId: payload.roomId,
       text: payload.message,
@@ -92,29 +117,23 @@ export function attachSocketProtocol(
           ? { ...payload.metadata, attachments: payload.attachments }
           : payload.metadata,
     });
-    ackOf(ack)?.({ status: 'ok', messageId: message.id, roomId: message.channel_id });
-    messaging.reply(agent, message).catch((error: unknown) => {
-      const parleyError = toParleyError(error);
-      logError(logger, parleyError, { channelId: message.channel_id, messageId: message.id });
-      io.to(message.channel_id).emit('messageError', {
-        code: parleyError.code,
-        message: parleyError.message,
-        messageId: message.id,
-        roomId: message.channel_id,
-      });
-    });
+    ack?.({ status: 'ok', messageId: message.id, roomId: message.channel_id });
+    messaging.reply(agent, message);
   }
 
   function onMessage(this: Socket, raw: unknown, ack?: unknown) {
+    const answer = ackOf(ack);
     try {
       guard(this, raw);
       const envelope = parseOrThrow(socketEnvelopeSchema, raw, 'message envelope');
       const type: SOCKET_MESSAGE_TYPE = envelope.type;
       switch (type) {
         case SOCKET_MESSAGE_TYPE.ROOM_JOINING:
-          return join(this, stateOf(this), envelope.payload, ackOf(ack));
+          return join(this, envelope.payload, answer);
         case SOCKET_MESSAGE_TYPE.SEND_MESSAGE:
-          return void send(envelope.payload, ack).catch((error: unknown) => fail(this, error, ack));
+          return void send(this, envelope.payload, answer).catch((error: unknown) =>
+            fail(this, error, ack),
+          );
         default:
           throw new ParleyError('BAD_REQUEST', `Unsupported message type ${type}`);
       }
@@ -138,9 +157,7 @@ export function attachSocketProtocol(
     try {
       guard(this, raw);
       const payload = parseOrThrow(typingPayloadSchema, raw, 'typing payload');
-      if (!stateOf(this).rooms?.has(payload.roomId)) {
-        throw new ParleyError('FORBIDDEN', 'Join the room before sending typing indicators');
-      }
+      requireMember(this, payload.roomId, payload.userId);
       this.to(payload.roomId).emit('userTyping', payload);
     } catch (error) {
       fail(this, error, undefined);
@@ -159,18 +176,15 @@ export function attachSocketProtocol(
   });
 }
 
-function join(socket: Socket, state: SocketState, rawPayload: unknown, ack: Ack | undefined) {
-  const { roomId, entityId } = parseOrThrow(
-    roomJoiningPayloadSchema,
-    rawPayload,
-    'ROOM_JOINING payload',
-  );
-  state.rooms ??= new Map();
-  const alreadyIn = state.rooms.has(roomId);
-  state.rooms.set(roomId, entityId);
-  void socket.join(roomId);
-  if (!alreadyIn) socket.to(roomId).emit('userJoined', { userId: entityId, roomId });
-  ack?.({ status: 'ok', roomId });
+/** A socket speaks in a room only after joining it, and only as the entity it joined as. */
+function requireMember(socket: Socket, roomId: string, entityId: string) {
+  const joinedAs = existingStateOf(socket)?.rooms?.get(roomId);
+  if (joinedAs === undefined) {
+    throw new ParleyError('FORBIDDEN', `Join room ${roomId} before sending to it`);
+  }
+  if (joinedAs !== entityId) {
+    throw new ParleyError('FORBIDDEN', `This connection joined room ${roomId} as ${joinedAs}`);
+  }
 }
 
 function leave(socket: Socket, roomId: string) {

@@ -107,9 +107,11 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
         success: true,
         userMessage: { id: body.userMessage.id, text: 'I feel tired' },
         agentResponse: { text: 'Tell me more about that.', actions: ['REPLY'] },
+        replyId: expect.any(String) as string,
       });
       const stored = await history(channelId);
       expect(stored.map((m) => m.content)).toEqual(['Tell me more about that.', 'I feel tired']);
+      expect(stored[0]!.id).toBe((body as { replyId?: string }).replyId);
       expect(stored[0]!.in_reply_to).toBe(body.userMessage.id);
       expect(stored[0]!.author_id).toBe(test.server.agents.defaultAgent.agentId);
     });
@@ -184,6 +186,7 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       expect(body).toEqual({
         success: true,
         userMessage: { id: body.userMessage.id, text: 'hello' },
+        replyId: expect.any(String) as string,
       });
       expect((await history(channelId)).map((m) => m.content)).toEqual(['hello']);
       gate.resolve();
@@ -294,19 +297,21 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       expect((await history(channelId)).map((m) => m.content)).toEqual(['hello?']);
     });
 
-    it('sync: a model slower than the sync timeout is a 504, and the model call is cancelled', async () => {
+    it('sync: a model slower than the sync timeout is a 504; the reply goes on and is stored', async () => {
       const gate = deferred();
-      model.behaviour = { gate: gate.promise };
-      const aborted = model.nextAbort();
-      const response = await post(channelPath(randomUUID()), {
+      model.behaviour = { gate: gate.promise, reply: () => 'Late, but here.' };
+      const channelId = randomUUID();
+      const response = await post(channelPath(channelId), {
         text: 'hello?',
         entityId: 'u',
         mode: 'sync',
       });
       expect(response.status).toBe(504);
       expect(await response.json()).toMatchObject({ error: { code: 'TIMEOUT' } });
-      await aborted;
       gate.resolve();
+      await expect
+        .poll(async () => (await history(channelId)).map((m) => m.content))
+        .toEqual(['Late, but here.', 'hello?']);
     });
 
     it('stream: a failing model ends the stream with an error event', async () => {
@@ -326,26 +331,88 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       expect((await history(channelId)).map((m) => m.content)).toEqual(['hello?']);
     });
 
-    it('stream: a client that goes away cancels the model call', async () => {
+    it('stream: a client that goes away does not stop the reply, and resumes with Last-Event-ID', async () => {
       const gate = deferred();
-      model.behaviour = { gate: gate.promise };
-      const aborted = model.nextAbort();
-      const requestsBefore = model.requests.length;
+      model.behaviour = { gate: gate.promise, reply: () => 'All of it, in the end.' };
+      const channelId = randomUUID();
       const controller = new AbortController();
-      const response = await fetch(`${test.url}${channelPath(randomUUID())}`, {
+      const response = await fetch(`${test.url}${channelPath(channelId)}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ text: 'hi', entityId: 'u', mode: 'stream' }),
         signal: controller.signal,
       });
       const reader = response.body!.getReader();
-      await reader.read();
-      // The model is mid-call (held by the gate) when the client leaves.
-      await expect.poll(() => model.requests.length).toBe(requestsBefore + 1);
+      let seen = '';
+      while (!seen.includes('event: user_message')) {
+        seen += new TextDecoder().decode((await reader.read()).value);
+      }
+      const lastEventId = /event: user_message\nid: (\S+)/.exec(seen)![1]!;
       controller.abort();
-      const request = await aborted;
-      expect(request.signal?.aborted).toBe(true);
       gate.resolve();
+      await expect
+        .poll(async () => (await history(channelId)).map((m) => m.content))
+        .toEqual(['All of it, in the end.', 'hi']);
+
+      // The same request again, as an EventSource repeats it: the rest of the reply, not a new message.
+      const resumed = await fetch(`${test.url}${channelPath(channelId)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'last-event-id': lastEventId },
+        body: JSON.stringify({ text: 'hi', entityId: 'u', mode: 'stream' }),
+      });
+      const events = parseSse(await resumed.text());
+      expect(events.at(-1)!.event).toBe('done');
+      const chunks = events
+        .filter((e) => e.event === 'chunk')
+        .map((e) => e.data as { chunk: string });
+      expect(chunks.map((c) => c.chunk).join('')).toBe('All of it, in the end.');
+      expect((await history(channelId)).map((m) => m.content)).toHaveLength(2);
+
+      // Reconnecting after `done` ends the stream for good (204 stops an EventSource).
+      const after = await fetch(`${test.url}${channelPath(channelId)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'last-event-id': events.at(-1)!.id! },
+        body: '{}',
+      });
+      expect(after.status).toBe(204);
+    });
+
+    it('stream: resumes a reply while it runs, from the chunk after Last-Event-ID', async () => {
+      const gate = deferred();
+      model.behaviour = {
+        reply: 'one two three',
+        chunkSize: 1,
+        pauseInText: { after: 4, gate: gate.promise },
+      };
+      const channelId = randomUUID();
+      const controller = new AbortController();
+      const response = await fetch(`${test.url}${channelPath(channelId)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'count', entityId: 'u', mode: 'stream' }),
+        signal: controller.signal,
+      });
+      const reader = response.body!.getReader();
+      let seen = '';
+      while (!seen.includes('"chunk":" "')) {
+        seen += new TextDecoder().decode((await reader.read()).value);
+      }
+      const ids = [...seen.matchAll(/event: chunk\nid: (\S+)/g)].map((match) => match[1]!);
+      const lastEventId = ids.at(-1)!;
+      controller.abort();
+      const replyId = lastEventId.split(':')[0]!;
+      const resumed = fetch(`${test.url}/api/messaging/replies/${replyId}/events`, {
+        headers: { 'last-event-id': lastEventId },
+      });
+      gate.resolve();
+      const events = parseSse(await (await resumed).text());
+      const rest = events
+        .filter((e) => e.event === 'chunk')
+        .map((e) => (e.data as { chunk: string }).chunk)
+        .join('');
+      expect(rest).toBe('two three');
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { text: 'one two three' } });
+      expect((await history(channelId)).map((m) => m.content)).toEqual(['one two three', 'count']);
     });
   });
 

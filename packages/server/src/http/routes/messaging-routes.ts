@@ -7,15 +7,15 @@ import {
   uuidSchema,
 } from '@parley/core';
 import { Hono } from 'hono';
-import type { ParleyAgentRuntime } from '../../agents/agent-runtime';
 import type { MessagingService } from '../../messaging/messaging-service';
-import type { StoredMessage } from '@parley/core';
+import type { ReplyFinalPart } from '../../messaging/reply-part';
+import type { ReplyStream } from '../../messaging/reply-stream';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
-import { logError, toParleyError } from '../../errors/to-parley-error';
 import { readJsonBody } from '../read-body';
+import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
+import { sendReplyEvents, sendStoredReply, startOf } from '../reply-events';
 import { createSseStream } from '../sse-stream';
-import type { Logger } from 'pino';
 
 /** Options of {@link messagingRoutes}. */
 export interface MessagingRoutesOptions {
@@ -26,8 +26,9 @@ export interface MessagingRoutesOptions {
 }
 
 /**
- * `POST /api/messaging/submit`, and channel messages in the three delivery modes plus history. Only
- * translation between HTTP and the messaging service happens here.
+ * `POST /api/messaging/submit`, channel messages in the three delivery modes, history, and resuming a
+ * reply's event stream. Only translation between HTTP and the messaging service happens here: every mode
+ * starts the same reply, which the room always receives; `stream` and `sync` are two more consumers of it.
  */
 export function messagingRoutes(
   messaging: MessagingService,
@@ -49,6 +50,11 @@ export function messagingRoutes(
 
   routes.post('/api/messaging/channels/:channelId/messages', async (c) => {
     const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
+    // A client reconnecting to a stream (an EventSource, @parley/client) repeats the request with the id of
+    // the last event it got: it continues that reply instead of posting the message again.
+    const resumeFrom = parseEventId(c.req.header('last-event-id'));
+    if (resumeFrom) return resume(messaging, resumeFrom, options);
+
     const body = await readJsonBody(c, channelMessageRequestSchema, 'message');
     const { message, agent } = await messaging.postUserMessage({
       channelId,
@@ -59,90 +65,84 @@ export function messagingRoutes(
       agentId: body.agentId,
       source: 'api',
     });
+    const reply = messaging.reply(agent, message);
     const userMessage = { id: message.id, text: message.content };
-    const logger = c.get('logger');
 
-    if (body.mode === 'stream') return streamReply(messaging, agent, message, options, logger);
+    if (body.mode === 'stream') {
+      const sse = createSseStream(options.sseKeepAliveMs);
+      const start = startOf(reply.replyId);
+      sse.send('user_message', { ...userMessage, replyId: reply.replyId }, toEventId(start));
+      sendReplyEvents(reply, sse, start);
+      return sse.response;
+    }
     if (body.mode === 'sync') {
-      const reply = await syncReply(
-        messaging,
-        agent,
-        message,
-        options.syncTimeoutMs,
-        c.req.raw.signal,
-      );
+      const end = await waitForEnd(reply, options.syncTimeoutMs);
       return c.json({
         success: true,
         userMessage,
-        agentResponse: { text: reply.text, actions: reply.actions },
+        agentResponse: { text: end.text, actions: end.actions },
+        replyId: reply.replyId,
       });
     }
-    messaging.reply(agent, message).catch((error: unknown) => {
-      const parleyError = toParleyError(error);
-      logError(logger, parleyError, { channelId, messageId: message.id });
-      messaging.broadcaster.emit(channelId, 'messageError', {
-        code: parleyError.code,
-        message: parleyError.message,
-        messageId: message.id,
-        roomId: channelId,
-      });
-    });
-    return c.json({ success: true, userMessage }, 202);
+    return c.json({ success: true, userMessage, replyId: reply.replyId }, 202);
+  });
+
+  routes.get('/api/messaging/replies/:replyId/events', (c) => {
+    const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
+    const from = parseEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
+    if (from && from.replyId !== replyId) {
+      throw new ParleyError('BAD_REQUEST', 'Last-Event-ID belongs to another reply');
+    }
+    return resume(messaging, from ?? startOf(replyId), options);
   });
 
   return routes;
 }
 
-async function syncReply(
+/**
+ * The rest of a reply's events after `from`: live while the reply runs (or from memory shortly after), else
+ * from storage. A stream the client already saw to its end answers 204, which tells an EventSource to stop.
+ */
+async function resume(
   messaging: MessagingService,
-  agent: ParleyAgentRuntime,
-  message: StoredMessage,
+  from: ReplyPosition,
+  options: MessagingRoutesOptions,
+): Promise<Response> {
+  if (from.kind === 'end') return new Response(null, { status: 204 });
+  const live = messaging.findReply(from.replyId);
+  if (live) {
+    const sse = createSseStream(options.sseKeepAliveMs);
+    sendReplyEvents(live, sse, from);
+    return sse.response;
+  }
+  const stored = await messaging.findMessage(from.replyId);
+  if (!stored) throw new ParleyError('NOT_FOUND', `No reply ${from.replyId} to resume`);
+  const sse = createSseStream(options.sseKeepAliveMs);
+  sendStoredReply(stored, sse, from);
+  return sse.response;
+}
+
+/**
+ * The `sync` consumer: the reply's last part, or its failure as the error. Gives up after `timeoutMs` with
+ * TIMEOUT; the reply itself goes on, and is stored and broadcast when it ends.
+ */
+async function waitForEnd(
+  reply: ReplyStream,
   timeoutMs: number,
-  clientSignal: AbortSignal,
-) {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+): Promise<Extract<ReplyFinalPart, { type: 'reply-end' }>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
   try {
-    return await messaging.reply(agent, message, {
-      signal: AbortSignal.any([timeout.signal, clientSignal]),
-    });
-  } catch (error) {
-    if (timeout.signal.aborted) {
-      throw new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`, {
-        cause: error,
-      });
-    }
-    throw error;
+    const end = await Promise.race([reply.ended, timeout]);
+    if (end.type === 'error') throw new ParleyError(end.code, end.message);
+    return end;
   } finally {
     clearTimeout(timer);
   }
-}
-
-function streamReply(
-  messaging: MessagingService,
-  agent: ParleyAgentRuntime,
-  message: StoredMessage,
-  options: MessagingRoutesOptions,
-  logger: Logger,
-): Response {
-  const sse = createSseStream(options.sseKeepAliveMs);
-  let eventId = 0;
-  const send = (event: string, data: unknown) => sse.send(event, data, String(eventId++));
-  send('user_message', { id: message.id, text: message.content });
-  messaging
-    .reply(agent, message, {
-      signal: sse.signal,
-      onChunk: (chunk, index, messageId) => send('chunk', { messageId, chunk, index }),
-    })
-    .then(
-      (reply) => send('done', { text: reply.text, actions: reply.actions }),
-      (error: unknown) => {
-        if (sse.signal.aborted) return;
-        const parleyError = toParleyError(error);
-        logError(logger, parleyError, { channelId: message.channel_id, messageId: message.id });
-        send('error', { code: parleyError.code, message: parleyError.message });
-      },
-    )
-    .finally(() => sse.close());
-  return sse.response;
 }

@@ -1,0 +1,67 @@
+import type { StoredMessage } from '@parley/core';
+import type { ReplyPart } from '../messaging/reply-part';
+import type { ReplyStream } from '../messaging/reply-stream';
+import type { ReplyPosition } from './reply-event-id';
+import { toEventId } from './reply-event-id';
+import type { SseStream } from './sse-stream';
+
+/** Where a new stream starts: before any text of the reply. */
+export const startOf = (replyId: string): ReplyPosition => ({
+  replyId,
+  kind: 'text',
+  index: -1,
+  offset: 0,
+});
+
+/**
+ * The SSE consumer of a reply: each text delta after `from` as a `chunk`, then `done` or `error`, each with an
+ * id to resume from. Ends the SSE stream after the last part.
+ */
+export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: ReplyPosition): void {
+  let offset = from.kind === 'text' ? from.offset : 0;
+  const skipThrough = from.kind === 'text' ? from.index : Number.MAX_SAFE_INTEGER;
+  const { replyId } = stream;
+  const unsubscribe = stream.subscribe((part: ReplyPart) => {
+    switch (part.type) {
+      case 'text-delta': {
+        if (part.index <= skipThrough) return;
+        offset += part.delta.length;
+        const id = toEventId({ replyId, kind: 'text', index: part.index, offset });
+        sse.send('chunk', { messageId: replyId, chunk: part.delta, index: part.index }, id);
+        return;
+      }
+      case 'reply-end':
+        sse.send(
+          'done',
+          { text: part.text, actions: part.actions },
+          toEventId({ replyId, kind: 'end' }),
+        );
+        break;
+      case 'error':
+        sse.send(
+          'error',
+          { code: part.code, message: part.message },
+          toEventId({ replyId, kind: 'end' }),
+        );
+        break;
+      default:
+        return;
+    }
+    sse.close();
+  });
+  sse.signal.addEventListener('abort', unsubscribe, { once: true });
+}
+
+/** A finished, stored reply resumed from storage: the text the client lacks as one chunk, then `done`. */
+export function sendStoredReply(message: StoredMessage, sse: SseStream, from: ReplyPosition): void {
+  const replyId = message.id;
+  const text = message.content;
+  if (from.kind === 'text' && from.offset < text.length) {
+    const index = from.index + 1;
+    const id = toEventId({ replyId, kind: 'text', index, offset: text.length });
+    sse.send('chunk', { messageId: replyId, chunk: text.slice(from.offset), index }, id);
+  }
+  const actions = message.raw_message?.actions ?? ['REPLY'];
+  sse.send('done', { text, actions }, toEventId({ replyId, kind: 'end' }));
+  sse.close();
+}

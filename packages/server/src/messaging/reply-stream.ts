@@ -1,0 +1,71 @@
+import type { ReplyFinalPart, ReplyPart } from './reply-part';
+
+/** Receives each part of a reply, in order. */
+export type ReplyListener = (part: ReplyPart) => void;
+
+/**
+ * One reply's parts, kept in order and handed to every consumer: the room, an SSE response, a `sync` request,
+ * a client resuming. A consumer that subscribes late first receives what it missed, then the rest live, so
+ * every consumer sees the same sequence. Listeners run synchronously, in subscription order; one that throws
+ * does not stop the others or the producer.
+ */
+export class ReplyStream {
+  readonly replyId: string;
+  readonly channelId: string;
+  /** The message this reply answers, or null for a message an agent posts on its own. */
+  readonly inReplyTo: string | null;
+  /** Resolves with the last part, once the reply has ended. */
+  readonly ended: Promise<ReplyFinalPart>;
+  readonly #parts: ReplyPart[] = [];
+  readonly #listeners = new Set<ReplyListener>();
+  #end!: (part: ReplyFinalPart) => void;
+  #final: ReplyFinalPart | undefined;
+
+  constructor(replyId: string, channelId: string, inReplyTo: string | null) {
+    this.replyId = replyId;
+    this.channelId = channelId;
+    this.inReplyTo = inReplyTo;
+    this.ended = new Promise((resolve) => (this.#end = resolve));
+  }
+
+  /** The last part, once the reply has ended. */
+  get final(): ReplyFinalPart | undefined {
+    return this.#final;
+  }
+
+  /** Appends a part and hands it to every listener. Parts after the last one are dropped. */
+  write(part: ReplyPart): void {
+    if (this.#final) return;
+    this.#parts.push(part);
+    if (part.type === 'reply-end' || part.type === 'error') {
+      this.#final = part;
+      this.#end(part);
+    }
+    for (const listener of this.#listeners) deliver(listener, part);
+    if (this.#final) this.#listeners.clear();
+  }
+
+  /**
+   * Hands `listener` every part from the `from`-th on (what is already there at once), then each new part.
+   * Returns the unsubscribe function.
+   */
+  subscribe(listener: ReplyListener, from = 0): () => void {
+    for (let i = from; i < this.#parts.length; i += 1) deliver(listener, this.#parts[i]!);
+    if (this.#final) return () => undefined;
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The parts so far. */
+  get parts(): readonly ReplyPart[] {
+    return this.#parts;
+  }
+}
+
+function deliver(listener: ReplyListener, part: ReplyPart) {
+  try {
+    listener(part);
+  } catch {
+    // A consumer's failure is its own (a closed response, say); the reply and the other consumers go on.
+  }
+}

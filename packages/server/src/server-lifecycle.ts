@@ -1,0 +1,110 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { AppEnv } from './http/app-env';
+import type { ParleySocketServer } from './socket/create-socket-server';
+
+/** What the lifecycle starts and stops. */
+export interface LifecycleOptions {
+  app: Hono<AppEnv>;
+  io: ParleySocketServer;
+  logger: Logger;
+  host: string;
+  shutdownTimeoutMs: number;
+  /** Applied to the HTTP server before it listens (timeouts, connection limits). */
+  configureHttpServer?: (server: HttpServer) => void;
+  beforeListen(): Promise<void>;
+  afterListen(url: string): void;
+  /** Called once no new request is accepted, before in-flight requests are waited for. */
+  beforeDrain?(): void;
+  /** Called when the drain deadline passed with requests still open, before they are closed. */
+  onDrainDeadline?(): void;
+  afterClose(): Promise<void>;
+}
+
+/** A started server's address. */
+export interface Listening {
+  url: string;
+  port: number;
+}
+
+/**
+ * Start and graceful stop of the HTTP server that hono and socket.io share. In-flight requests (streams
+ * included) are counted, socket.io's own long-polls excepted since they end when the sockets close, so that
+ * stop lets them finish up to the deadline.
+ */
+export function createLifecycle(options: LifecycleOptions) {
+  const { app, io, logger, host } = options;
+  let httpServer: HttpServer | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  let stopping: Promise<void> | undefined;
+  const listener = getRequestListener(app.fetch);
+
+  async function start(port: number): Promise<Listening> {
+    if (httpServer) throw new Error('server already started');
+    await options.beforeListen();
+    const server = createHttpServer((request, response) => {
+      if (!request.url?.startsWith('/socket.io/')) {
+        inFlight += 1;
+        response.once('close', () => {
+          inFlight -= 1;
+          if (inFlight === 0) drained?.();
+        });
+      }
+      void listener(request, response);
+    });
+    options.configureHttpServer?.(server);
+    httpServer = server;
+    io.attach(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+    options.afterListen(url);
+    return { url, port: bound };
+  }
+
+  async function shutdown() {
+    const server = httpServer;
+    if (!server) {
+      await options.afterClose();
+      return;
+    }
+    logger.info({ inFlight }, 'stopping');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    options.beforeDrain?.();
+    // io.close() resolves only once the HTTP server has closed, i.e. after every request: start it, and let
+    // the deadline below decide how long those requests get.
+    const socketsClosed = io.close();
+    if (inFlight > 0) {
+      const finished = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), options.shutdownTimeoutMs);
+        timer.unref();
+        drained = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+      if (!finished) {
+        logger.warn({ inFlight }, 'shutdown deadline passed; closing requests');
+        options.onDrainDeadline?.();
+      }
+    }
+    server.closeAllConnections();
+    await Promise.all([closed, socketsClosed]);
+    await options.afterClose();
+    logger.info('stopped');
+    logger.flush();
+  }
+
+  return { start, stop: () => (stopping ??= shutdown()) };
+}
