@@ -18,6 +18,8 @@ export type { SignedCollateral, TdxCollateral } from './collateral/collateral';
 export { TCB_STATUSES } from './collateral/tcb-evaluation';
 export type { TcbEvaluation, TcbStatus } from './collateral/tcb-evaluation';
 export { verifyPlatformTcb } from './collateral/verify-platform-tcb';
+export { fetchCollateral, fetchCollateralForQuote } from './collateral/fetch-collateral';
+export type { FetchCollateralOptions } from './collateral/fetch-collateral';
 export type { PlatformTcbVerification } from './collateral/verify-platform-tcb';
 export type { PlatformTcb } from './collateral/evaluate-tcb-info';
 export type {

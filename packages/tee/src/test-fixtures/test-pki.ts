@@ -55,8 +55,7 @@ function sgxExtension(fmspc: string, pceId: string, components: number[], pceSvn
   return new x509.Extension(SGX_EXTENSION_OID, false, value.toBER());
 }
 
-const generateKeys = () =>
-  webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
+const generateKeys = () => webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
 const caExtensions = () => [
   new x509.BasicConstraintsExtension(true, undefined, true),
   new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
