@@ -70,7 +70,12 @@ describe('the /api envelope and error handler', () => {
 
   it('answers invalid JSON and schema failures with 400 and the problems', async () => {
     const { app } = appWith();
-    const bad = await app.request('/api/messaging/echo', { method: 'POST', body: '{nope' });
+    const json = { 'content-type': 'application/json' };
+    const bad = await app.request('/api/messaging/echo', {
+      method: 'POST',
+      body: '{nope',
+      headers: json,
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
       error: { message: 'Request body must be valid JSON' },
@@ -79,6 +84,7 @@ describe('the /api envelope and error handler', () => {
     const invalid = await app.request('/api/messaging/echo', {
       method: 'POST',
       body: JSON.stringify({ channel_id: 'not-a-uuid', author_id: 'a', content: 'hi' }),
+      headers: json,
     });
     expect(invalid.status).toBe(400);
     const body = (await invalid.json()) as {

@@ -6,6 +6,9 @@ import { requestId } from 'hono/request-id';
 import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 import { handleError } from './error-handler';
+import { defaultAllowedHosts, hostAllowList } from './host-allow-list';
+import { requireJsonContentType } from './json-content-type';
+import { originGuard } from './origin-guard';
 import { requestLog, type RequestLogOptions } from './request-log';
 import { isOpenPath } from './routes/server-routes';
 
@@ -15,6 +18,18 @@ export interface HttpAppOptions extends RequestLogOptions {
   authToken?: string;
   /** Maximum JSON body size in bytes. */
   bodyLimit: number;
+  /** The address the server binds, which decides the default `allowedHosts` (default 127.0.0.1). */
+  bindHost?: string;
+  /**
+   * Host names requests may carry (no port; `*` any; `.example.com` a domain and its subdomains). Default:
+   * `localhost`, `127.0.0.1`, `::1` when `bindHost` is loopback, any otherwise.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Browser origins, besides the server's own and loopback ones, that may call the REST interface
+   * (`https://app.example.com`; `*` any). Default: none.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /** Requires `x-api-key` to equal the server token, compared in constant time. */
@@ -58,8 +73,9 @@ function onBuiltInPaths(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandle
 }
 
 /**
- * The hono app with everything every route shares: request ids, a per-request logger, the body limit, API-key
- * auth on the built-in endpoints, the `/api` envelope for unknown paths, and the one error handler.
+ * The hono app with everything every route shares: request ids, a per-request logger, the Host allow-list and
+ * the origin guard (browser safety without a token), the body limit, API-key auth and JSON content types on the
+ * built-in endpoints, the `/api` envelope for unknown paths, and the one error handler.
  */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -67,9 +83,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.use(requestId());
   app.use(requestLog(options));
 
+  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(options.bindHost ?? '127.0.0.1');
+  if (allowedHosts) app.use(hostAllowList(allowedHosts));
+  app.use(originGuard(options.allowedOrigins ?? []));
   app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
   const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
   if (auth) app.use(onBuiltInPaths((c, next) => (isOpenPath(c.req.path) ? next() : auth(c, next))));
+  app.use(onBuiltInPaths(requireJsonContentType()));
 
   app.notFound((c) =>
     c.json(failure('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), 404),

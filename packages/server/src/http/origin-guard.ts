@@ -1,0 +1,61 @@
+import { ParleyError } from '@parley/core';
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import type { AppEnv } from './app-env';
+import { isLoopbackHost } from './host-allow-list';
+
+/** Methods a browser sends cross-site without asking first; they never change anything here. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Request headers a browser page on an allowed origin may send. */
+const ALLOWED_HEADERS = ['content-type', 'x-api-key', 'idempotency-key', 'last-event-id', 'accept'];
+
+/**
+ * Whether a browser origin may use the REST interface: its own origin (the Host it called), a loopback origin
+ * (a page served from this machine, such as a development server), or one listed in `allowed` (exact origins
+ * like `https://app.example.com`, or `*` for any).
+ */
+export function isAllowedOrigin(
+  origin: string,
+  requestUrl: string,
+  allowed: readonly string[],
+): boolean {
+  if (allowed.includes('*') || allowed.includes(origin)) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (parsed.host === new URL(requestUrl).host) return true;
+  return isLoopbackHost(parsed.hostname);
+}
+
+/**
+ * Cross-origin rules of the REST interface. Browsers get CORS headers (hono's `cors`) for allowed origins
+ * only, and a state-changing request (anything but GET, HEAD, OPTIONS) that carries a foreign `Origin` is
+ * refused with 403 `FORBIDDEN` before it runs: CORS alone only stops the page from reading the answer, not the
+ * request from happening (a `text/plain` form post needs no preflight). Servers calling webhooks send no
+ * `Origin`, so they are not affected.
+ */
+export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEnv> {
+  const headers = cors({
+    origin: (origin, c) => (isAllowedOrigin(origin, c.req.url, allowed) ? origin : null),
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowHeaders: ALLOWED_HEADERS,
+    exposeHeaders: ['retry-after', 'x-request-id'],
+    maxAge: 600,
+  });
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !isAllowedOrigin(origin, c.req.url, allowed)) {
+      if (!SAFE_METHODS.has(c.req.method) || c.req.header('access-control-request-method')) {
+        throw new ParleyError(
+          'FORBIDDEN',
+          'Cross-origin requests from this origin are not allowed',
+        );
+      }
+    }
+    return headers(c, next);
+  };
+}
