@@ -1,0 +1,140 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, postgresUnavailableReason } from '../../test/databases';
+import { createLogger } from '../logger';
+import { PostgresChannelSequencer } from './channel-sequencer-postgres';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A task that runs until `finish()` is called, and tells when it has started. */
+function gate() {
+  let finish!: () => void;
+  let started!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const running = new Promise<void>((resolve) => (started = resolve));
+  return {
+    finish,
+    running,
+    task: async () => {
+      started();
+      await finished;
+    },
+  };
+}
+
+/** A shared database and `count` sequencers on it, as if in as many processes. */
+async function setUp(count: number, leaseMs?: number) {
+  const database = await createPostgresDatabase();
+  cleanups.push(() => database.dispose());
+  if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+  const connectionString = database.location.url;
+  const sequencers = Array.from({ length: count }, () => {
+    const sequencer = new PostgresChannelSequencer({
+      connectionString,
+      logger: createLogger('silent'),
+      leaseMs,
+      pollMs: 200,
+    });
+    cleanups.push(() => sequencer.close());
+    return sequencer;
+  });
+  await Promise.all(sequencers.map((sequencer) => sequencer.start()));
+  const admin = new pg.Client({ connectionString });
+  await admin.connect();
+  cleanups.push(() => admin.end());
+  /** Resolves once `key` has `count` tickets: tickets are taken on arrival, before their turn. */
+  async function ticketsTaken(key: string, expected: number): Promise<void> {
+    for (;;) {
+      const { rows } = await admin.query<{ count: string }>(
+        'SELECT count(*) FROM parley_channel_tickets WHERE channel_id = $1',
+        [key],
+      );
+      if (Number(rows[0]?.count) >= expected) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return { sequencers, admin, ticketsTaken };
+}
+
+describe.skipIf(await postgresUnavailableReason())('PostgresChannelSequencer', () => {
+  it('runs one channel one task at a time in arrival order across processes', async () => {
+    const { sequencers, ticketsTaken } = await setUp(2);
+    const [a, b] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    const order: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    const step = (name: string) => async () => {
+      if (running > 0) overlapped = true;
+      running += 1;
+      order.push(`start ${name}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push(`end ${name}`);
+      running -= 1;
+    };
+    const first = gate();
+    const results: Promise<unknown>[] = [a.run('channel', first.task)];
+    await first.running;
+    // Alternate between the two processes, each message arriving after the previous one.
+    const names = ['b1', 'a2', 'b3', 'a4', 'b5'];
+    for (const [index, name] of names.entries()) {
+      const sequencer = index % 2 === 0 ? b : a;
+      results.push(sequencer.run('channel', step(name)));
+      await ticketsTaken('channel', index + 2);
+    }
+    first.finish();
+    await Promise.all(results);
+
+    expect(overlapped).toBe(false);
+    expect(order).toEqual(names.flatMap((name) => [`start ${name}`, `end ${name}`]));
+  });
+
+  it('runs different channels in parallel and holds no connection while a task runs', async () => {
+    const { sequencers, admin } = await setUp(2);
+    const [a, b] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    const slow = gate();
+    const slowRun = a.run('channel-x', slow.task);
+    await slow.running;
+    // Another channel on the other process completes while channel-x is still running.
+    await expect(b.run('channel-y', () => Promise.resolve('y'))).resolves.toBe('y');
+    const { rows } = await admin.query<{ held: string }>(
+      `SELECT count(*) AS held FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid()
+         AND state IN ('active', 'idle in transaction') AND query NOT LIKE 'LISTEN%'`,
+    );
+    const locks = await admin.query<{ count: string }>(
+      "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+    );
+    slow.finish();
+    await slowRun;
+    expect(Number(rows[0]?.held)).toBe(0);
+    expect(Number(locks.rows[0]?.count)).toBe(0);
+  });
+
+  it('lets a failed task go and runs the next', async () => {
+    const { sequencers } = await setUp(2);
+    const [a, b] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    await expect(a.run('channel', () => Promise.reject(new Error('model failed')))).rejects.toThrow(
+      'model failed',
+    );
+    await expect(b.run('channel', () => Promise.resolve('next'))).resolves.toBe('next');
+  });
+
+  it('does not let a crashed process block a channel beyond its lease', async () => {
+    const { sequencers, ticketsTaken } = await setUp(2, 600);
+    const [crashed, survivor] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    const stuck = gate();
+    void crashed.run('channel', stuck.task).catch(() => undefined);
+    await stuck.running;
+    await ticketsTaken('channel', 1);
+    // The process dies: no renewal, no release; its task never finishes.
+    await crashed.close();
+
+    await expect(survivor.run('channel', () => Promise.resolve('went ahead'))).resolves.toBe(
+      'went ahead',
+    );
+    stuck.finish();
+  });
+});

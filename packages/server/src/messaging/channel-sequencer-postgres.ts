@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { ChannelSequencer } from './channel-sequencer';
+import { KeyedQueue } from './keyed-queue';
+
+/** Options of {@link PostgresChannelSequencer}. */
+export interface PostgresChannelSequencerOptions {
+  /** The PostgreSQL database the processes share. */
+  connectionString: string;
+  logger: Logger;
+  /**
+   * How long a ticket stays valid without its process renewing it (default 30000 ms): after a crash, the
+   * channel waits at most this long before the tickets behind the dead process's go ahead.
+   */
+  leaseMs?: number;
+  /** Connections of its own (default 10): one listens, the others take, check and release tickets. */
+  poolSize?: number;
+  /** How often a waiting ticket looks again without being notified, for missed notifications (default 1000 ms). */
+  pollMs?: number;
+}
+
+const TABLE = 'parley_channel_tickets';
+const NOTIFY_CHANNEL = 'parley_channel_ticket_done';
+/** Serialises the table's creation across processes starting together. */
+const SETUP_LOCK = 7_351_902_114;
+
+/**
+ * One order per channel across processes, from a ticket table: a task takes a ticket when it arrives (tickets
+ * are numbered by one sequence, so their order is arrival order), waits until no earlier live ticket of its
+ * channel remains, runs, and deletes its ticket with a NOTIFY that wakes the next. No connection is held while
+ * a task runs or waits; one connection per process LISTENs. Each process renews the leases of its tickets
+ * every third of the lease, so a crashed process blocks a channel for at most one lease.
+ */
+export class PostgresChannelSequencer implements ChannelSequencer {
+  readonly #pool: pg.Pool;
+  readonly #logger: Logger;
+  readonly #holder = randomUUID();
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  /** Wakes the tasks waiting on a channel. */
+  readonly #waiters = new Map<string, Set<() => void>>();
+  /** Per channel, the end of the last local ticket taken, so local tickets are taken in call order. */
+  readonly #ticketTails = new Map<string, Promise<unknown>>();
+  /** A process's own tasks of one channel follow each other locally; only the first waits on the database. */
+  readonly #local = new KeyedQueue();
+  #listener: pg.PoolClient | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresChannelSequencerOptions) {
+    this.#logger = options.logger.child({ component: 'channel-sequencer' });
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+    });
+    this.#pool.on('error', (error) => this.#warn(error, 'sequencer connection lost'));
+  }
+
+  /** Creates the ticket table if needed and starts listening; `run` calls it on first use. */
+  start(): Promise<void> {
+    this.#ready ??= this.#setUp().catch((error: unknown) => {
+      this.#ready = undefined; // the next run tries again
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    await this.start();
+    const ticket = this.#takeTicket(key);
+    return this.#local.run(key, async () => {
+      const id = await ticket;
+      try {
+        await this.#waitForTurn(key, id);
+        return await task();
+      } finally {
+        await this.#finish(key, id);
+      }
+    });
+  }
+
+  /** Stops listening and renewing; tickets still held expire with their lease. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#renewTimer);
+    for (const wakers of this.#waiters.values()) for (const wake of wakers) wake();
+    await this.#ready?.catch(() => undefined);
+    this.#listener?.release(true);
+    await this.#pool.end();
+  }
+
+  async #setUp(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+        id bigserial PRIMARY KEY,
+        channel_id text NOT NULL,
+        holder uuid NOT NULL,
+        lease_until timestamptz NOT NULL
+      )`);
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS ${TABLE}_channel ON ${TABLE} (channel_id, id)`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS ${TABLE}_holder ON ${TABLE} (holder)`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    await this.#listen();
+    this.#renewTimer = setInterval(() => void this.#renew(), this.#leaseMs / 3);
+    this.#renewTimer.unref();
+  }
+
+  async #listen(): Promise<void> {
+    const client = await this.#pool.connect();
+    client.on('error', (error) => this.#warn(error, 'sequencer listener lost'));
+    client.on('notification', ({ payload }) => {
+      if (payload) this.#wake(payload);
+    });
+    client.on('end', () => {
+      this.#listener = undefined;
+      if (this.#closed) return;
+      // Notifications sent meanwhile are covered by polling; listen again once the database answers.
+      setTimeout(
+        () => void this.#listen().catch((error) => this.#warn(error, 'listen failed')),
+        1000,
+      ).unref();
+    });
+    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    this.#listener = client;
+  }
+
+  /** Takes the next ticket of `key`, after the previous local one, so local arrival order is kept. */
+  #takeTicket(key: string): Promise<string> {
+    const previous = this.#ticketTails.get(key) ?? Promise.resolve();
+    const ticket = previous.then(async () => {
+      const { rows } = await this.#pool.query<{ id: string }>(
+        // The channel's lock, held for this statement only, makes tickets of one channel commit in number
+        // order: without it, ticket 10 could still be uncommitted (invisible) when ticket 11 checks its turn.
+        `WITH channel_lock AS (SELECT pg_advisory_xact_lock(hashtext($1)))
+         INSERT INTO ${TABLE} (channel_id, holder, lease_until)
+         SELECT $1, $2, now() + make_interval(secs => $3) FROM channel_lock RETURNING id`,
+        [key, this.#holder, this.#leaseMs / 1000],
+      );
+      return rows[0]!.id;
+    });
+    const tail = ticket.catch(() => undefined);
+    this.#ticketTails.set(key, tail);
+    void tail.then(() => {
+      if (this.#ticketTails.get(key) === tail) this.#ticketTails.delete(key);
+    });
+    return ticket;
+  }
+
+  /** Resolves once no earlier live ticket of `key` remains; earlier tickets whose lease ran out are removed. */
+  async #waitForTurn(key: string, ticket: string): Promise<void> {
+    for (;;) {
+      if (this.#closed) throw new Error('channel sequencer closed');
+      const woken = this.#nextWake(key);
+      try {
+        const { rows } = await this.#pool.query<{ blocked: boolean }>(
+          `WITH expired AS (
+             DELETE FROM ${TABLE} WHERE channel_id = $1 AND id < $2 AND lease_until <= now()
+           )
+           SELECT EXISTS (
+             SELECT 1 FROM ${TABLE} WHERE channel_id = $1 AND id < $2 AND lease_until > now()
+           ) AS blocked`,
+          [key, ticket],
+        );
+        if (!rows[0]?.blocked) return;
+      } catch (error) {
+        this.#warn(error, 'sequencer check failed; retrying');
+      }
+      await woken.wait(this.#pollMs);
+    }
+  }
+
+  /** A wake-up for `key`, registered before the check so a notification in between is not missed. */
+  #nextWake(key: string): { wait(timeoutMs: number): Promise<void> } {
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const wakers = this.#waiters.get(key) ?? new Set();
+    wakers.add(wake);
+    this.#waiters.set(key, wakers);
+    return {
+      wait: async (timeoutMs) => {
+        const timer = setTimeout(wake, timeoutMs);
+        await woken;
+        clearTimeout(timer);
+        wakers.delete(wake);
+        if (wakers.size === 0 && this.#waiters.get(key) === wakers) this.#waiters.delete(key);
+      },
+    };
+  }
+
+  #wake(key: string): void {
+    for (const wake of this.#waiters.get(key) ?? []) wake();
+  }
+
+  async #finish(key: string, ticket: string): Promise<void> {
+    try {
+      await this.#pool.query(
+        `WITH done AS (DELETE FROM ${TABLE} WHERE id = $1)
+         SELECT pg_notify('${NOTIFY_CHANNEL}', $2)`,
+        [ticket, key],
+      );
+    } catch (error) {
+      // The lease runs out instead: the channel waits at most one lease.
+      this.#warn(error, 'sequencer could not release a ticket');
+    }
+  }
+
+  async #renew(): Promise<void> {
+    try {
+      await this.#pool.query(
+        `UPDATE ${TABLE} SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`,
+        [this.#holder, this.#leaseMs / 1000],
+      );
+    } catch (error) {
+      this.#warn(error, 'sequencer could not renew its leases');
+    }
+  }
+
+  #warn(error: unknown, what: string): void {
+    this.#logger.warn({ error: error instanceof Error ? error.message : String(error) }, what);
+  }
+}
