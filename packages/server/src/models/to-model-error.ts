@@ -19,9 +19,10 @@ function isMalformed(error: unknown): boolean {
 function safeMessageOf(error: unknown): string {
   if (APICallError.isInstance(error)) {
     // Only the status is repeated: the upstream body and URL may carry internals or echo credentials.
-    return error.statusCode === undefined
-      ? 'The model service could not be reached'
-      : `The model service answered with HTTP ${error.statusCode}`;
+    if (error.statusCode === undefined) return 'The model service could not be reached';
+    // A success status with an error means the answer began and its stream broke off.
+    if (error.statusCode < 300) return 'The model service\'s answer stream ended early';
+    return `The model service answered with HTTP ${error.statusCode}`;
   }
   if (isMalformed(error)) return 'The model service sent a malformed response';
   // An error object inside the stream, as an OpenAI-compatible server reports a failure mid-answer.

@@ -1,10 +1,11 @@
+import { ParleyError } from '@parley/core';
 import type { AgentRuntime, Route } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import type { PluginRouteRequest } from './plugin-route-request';
 import { PluginRouteResponse } from './plugin-route-response';
 
 /** The body of a failed plugin route (SPEC.md "Errors": `error` is a string on plugin routes). */
-function failureResponse(status: 500 | 504, error: string): Response {
+function failureResponse(status: number, error: string): Response {
   return Response.json({ success: false, error }, { status });
 }
 
@@ -26,7 +27,8 @@ type Outcome =
  * sends or starts streaming, Express-style, so a webhook can answer and keep working, and a stream (server-sent
  * events) stays open until the handler ends it.
  *
- * - A handler that throws or rejects before sending gives 500 with no internal detail (the cause is logged).
+ * - A handler that throws or rejects before sending gives 500 with no internal detail (the cause is logged),
+ *   unless it threw a client error (a ParleyError with a 4xx status): then that status and its message.
  * - One that returns without sending gives 204 (or the status it set), unless it fixed its head (`writeHead`:
  *   it streams), started reading the body stream (a multer-style parser answers from its callback) or called
  *   `sendFile`: then the answer is awaited.
@@ -79,7 +81,14 @@ export async function runRouteHandler(options: RunRouteHandlerOptions): Promise<
   }
   if (outcome.kind === 'failed' && !response.isCommitted) {
     response.close();
-    logger.error({ err: outcome.error }, 'plugin route failed');
+    // A client error the handler let through (bad input to runtime.sendMessage, say) is the client's: its
+    // status and safe message, not a 500.
+    const { error } = outcome;
+    if (ParleyError.isInstance(error) && error.status < 500) {
+      logger.debug({ code: error.code }, error.message);
+      return failureResponse(error.status, error.message);
+    }
+    logger.error({ err: error }, 'plugin route failed');
     return failureResponse(500, 'Internal server error');
   }
   if (outcome.kind === 'failed') {

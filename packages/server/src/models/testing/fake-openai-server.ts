@@ -15,9 +15,10 @@ export interface FakeChatMessage {
 
 /**
  * How the fake server answers: `ok` streams the reply; `fail` answers 500 with a JSON error; `slow` waits
- * `delayMs` before the first byte, then answers like `ok`; `malformed` sends an event stream of garbage.
+ * `delayMs` before the first byte, then answers like `ok`; `malformed` sends an event stream of garbage; `cut`
+ * streams the first half of the reply and then drops the connection, as a crashing upstream does.
  */
-export type FakeOpenAIServerMode = 'ok' | 'fail' | 'slow' | 'malformed';
+export type FakeOpenAIServerMode = 'ok' | 'fail' | 'slow' | 'malformed' | 'cut';
 
 /** Options of {@link startFakeOpenAIServer}. */
 export interface FakeOpenAIServerOptions {
@@ -115,6 +116,11 @@ export async function startFakeOpenAIServer(
       response.writeHead(500, JSON_HEADERS).end(FAILURE_BODY);
     } else if (mode === 'malformed') {
       response.writeHead(200, SSE_HEADERS).end(MALFORMED_BODY);
+    } else if (mode === 'cut') {
+      const events = fixed?.events ?? toSseEvents(replyTo(body), chunkSize);
+      response.writeHead(200, SSE_HEADERS);
+      response.write(events.slice(0, Math.max(1, events.length >> 1)).join(''));
+      setTimeout(() => response.destroy(), 20);
     } else if (body.stream === true && fixedStream && chunkDelayMs <= 0) {
       response.writeHead(200, SSE_HEADERS).end(fixedStream);
     } else if (body.stream === true) {
