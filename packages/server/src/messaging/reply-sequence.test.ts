@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { SOCKET_MESSAGE_TYPE } from '@parley/core';
 import { definePlugin, defineRoute } from '@parley/plugin-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseSse } from '../../test/sse';
 import { connectClient, joinRoom, type TestSocket } from '../../test/socket-client';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { createMemoryLogger } from '../plugins/create-plugin-test-app';
