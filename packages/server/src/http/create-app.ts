@@ -9,6 +9,7 @@ import { handleError } from './error-handler';
 import { defaultAllowedHosts, hostAllowList } from './host-allow-list';
 import { requireJsonContentType } from './json-content-type';
 import { originGuard } from './origin-guard';
+import { rateLimit, type RateLimitOptions } from '../limits/rate-limit';
 import { requestLog, type RequestLogOptions } from './request-log';
 import { isOpenPath } from './routes/server-routes';
 
@@ -30,6 +31,11 @@ export interface HttpAppOptions extends RequestLogOptions {
    * (`https://app.example.com`; `*` any). Default: none.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Per-client request rates on `/api/messaging` and on plugin routes, each with its own budget (default: 60
+   * at once, 10 a second; loopback peers not limited). `false` turns them off.
+   */
+  rateLimit?: RateLimitOptions | false;
 }
 
 /** Requires `x-api-key` to equal the server token, compared in constant time. */
@@ -86,6 +92,17 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(options.bindHost ?? '127.0.0.1');
   if (allowedHosts) app.use(hostAllowList(allowedHosts));
   app.use(originGuard(options.allowedOrigins ?? []));
+  if (options.rateLimit !== false) {
+    const context = { authToken: options.authToken };
+    const messaging = rateLimit(options.rateLimit, context);
+    const plugins = rateLimit(options.rateLimit, context);
+    app.use((c, next) => {
+      if (isBuiltInPath(c.req.path)) {
+        return c.req.path.startsWith('/api/messaging/') ? messaging(c, next) : next();
+      }
+      return plugins(c, next);
+    });
+  }
   app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
   const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
   if (auth) app.use(onBuiltInPaths((c, next) => (isOpenPath(c.req.path) ? next() : auth(c, next))));
