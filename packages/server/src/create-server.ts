@@ -9,6 +9,7 @@ import { createHttpApp } from './http/create-app';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { createLogger } from './logger';
+import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
@@ -18,6 +19,7 @@ import { createLifecycle } from './server-lifecycle';
 import {
   createSocketServer,
   type ParleySocketServer,
+  socketServerReady,
   type SocketServerOptions,
 } from './socket/create-socket-server';
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
@@ -48,7 +50,10 @@ export interface ServerOptions {
   model?: ModelProvider;
   /** The TEE (default: off). */
   tee?: TeeConfig;
-  /** Processes that share rooms (default: none, rooms live in this process). */
+  /**
+   * Processes that share rooms (default: the PostgreSQL database when `database` is one, else none: rooms live
+   * in this process).
+   */
   cluster?: SocketServerOptions['cluster'];
   /** Maximum JSON body size in bytes (default 1 MiB). */
   bodyLimit?: number;
@@ -117,7 +122,13 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   let serverUrl = `http://localhost:${port}`;
 
   const profiles = createAgentProfiles(options.characters ?? []);
-  const database = createDatabase(options.database ?? { kind: 'pglite', dataDir: '.parley' });
+  const location = options.database ?? { kind: 'pglite', dataDir: '.parley' };
+  const database = createDatabase(location);
+  // Processes sharing a PostgreSQL database share its channels: one order per channel across all of them.
+  const sequencer =
+    location.kind === 'postgres'
+      ? new PostgresChannelSequencer({ connectionString: location.url, logger })
+      : undefined;
   // One process owns an embedded database, so what it wrote can be remembered; with PostgreSQL another process
   // may write too.
   const singleWriter = database.kind === 'pglite';
@@ -129,7 +140,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     authToken: options.authToken,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
-    cluster: options.cluster,
+    cluster:
+      options.cluster ??
+      (location.kind === 'postgres'
+        ? { kind: 'postgres', connectionString: location.url }
+        : undefined),
   });
   const messaging = new MessagingService({
     store,
@@ -139,6 +154,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     broadcaster: createSocketBroadcaster(io),
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
+    sequencer,
   });
   const scheduler = new ScheduledMessageDispatcher({
     store: new ScheduledMessageStore(database.db, () => database.sync()),
@@ -217,6 +233,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     async beforeListen() {
       await database.migrate(logger);
+      await sequencer?.start();
+      await socketServerReady(io);
       await mountPlugins();
       await tee.register(profiles.summaries().map(({ id, name }) => ({ agentId: id, name })));
     },
@@ -230,6 +248,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       messaging.abortReplies();
       await tee.close();
       await scheduler.stop();
+      await sequencer?.close();
       await store.flushed();
       await database.close();
     },

@@ -16,6 +16,7 @@ import type { AgentRegistry } from '../agents/agent-registry';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import { deliverToRoom } from './deliver-to-room';
+import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
 import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
@@ -66,6 +67,11 @@ export interface MessagingServiceOptions {
    * database (the embedded one): another process could change it.
    */
   cacheChannelAgents?: boolean;
+  /**
+   * Orders replies per channel (default: an in-process queue). Processes sharing a database pass one sequencer
+   * on it, so that a channel's replies keep one order whichever process received its messages.
+   */
+  sequencer?: ChannelSequencer;
   /** How long a finished reply stays resumable from memory (default 10 s); stored replies resume from storage. */
   replyLingerMs?: number;
 }
@@ -87,7 +93,7 @@ export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
 export class MessagingService {
   readonly #options: MessagingServiceOptions;
   readonly #limits: ReplyLimits;
-  readonly #queue = new KeyedQueue();
+  readonly #queue: ChannelSequencer;
   readonly #modelCalls: LimitFunction;
   readonly #channelAgents = new Map<string, string>();
   readonly #replies = new Map<string, ReplyStream>();
@@ -98,6 +104,7 @@ export class MessagingService {
 
   constructor(options: MessagingServiceOptions) {
     this.#options = options;
+    this.#queue = options.sequencer ?? new KeyedQueue();
     this.#limits = { ...DEFAULT_REPLY_LIMITS, ...options.limits };
     this.#modelCalls = pLimit(this.#limits.maxConcurrentModelCalls);
     this.#replyContext = {
@@ -287,9 +294,13 @@ export class MessagingService {
 
   #admit(channelId: string) {
     if (this.#pending >= this.#limits.maxQueuedTotal) {
-      throw new ParleyError('UNAVAILABLE', 'The server has too many replies in progress; retry later', {
-        details: { retryAfterSeconds: 5 },
-      });
+      throw new ParleyError(
+        'UNAVAILABLE',
+        'The server has too many replies in progress; retry later',
+        {
+          details: { retryAfterSeconds: 5 },
+        },
+      );
     }
     if ((this.#pendingByChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
       throw new ParleyError(
