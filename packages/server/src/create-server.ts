@@ -6,6 +6,7 @@ import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
 import { createHttpApp } from './http/create-app';
+import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { createLogger } from './logger';
@@ -13,7 +14,7 @@ import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
-import { loadPlugins, pluginRoutes } from './plugins';
+import { loadPlugins, pluginRoutes, type PluginRouteEntry } from './plugins';
 import { ScheduledMessageDispatcher, ScheduledMessageStore } from './scheduling';
 import { createLifecycle } from './server-lifecycle';
 import {
@@ -205,6 +206,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
     }),
   );
+  let pluginEntries: readonly PluginRouteEntry[] = [];
+  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries }));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];
@@ -213,6 +216,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       pluginsFor: (agent) => (typeof plugins === 'function' ? plugins(agent) : plugins),
       logger,
     });
+    pluginEntries = table.entries;
     // Last, so that a STATIC folder at a broad path cannot hide a built-in route.
     app.route(
       '/',

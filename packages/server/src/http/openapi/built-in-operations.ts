@@ -40,6 +40,8 @@ export interface DocumentedOperation {
   auth: boolean;
   pathParams?: Record<string, z.ZodType>;
   query?: z.ZodObject;
+  /** Request headers the endpoint reads, by name. */
+  headers?: Record<string, z.ZodType>;
   body?: z.ZodType;
   responses: Record<string, OperationResponse>;
   errors: readonly ErrorCode[];
@@ -167,6 +169,26 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       },
     },
     errors: [...bodyErrors, 'NOT_FOUND', 'MODEL_ERROR', 'TIMEOUT'],
+  },
+  {
+    method: 'get',
+    path: '/api/messaging/replies/:replyId/events',
+    operationId: 'resumeReplyEvents',
+    summary: "Resume a reply's event stream",
+    description:
+      'The events of a reply after `Last-Event-ID` (header, or the `lastEventId` query for clients that ' +
+      'cannot set headers): live while the reply runs, else from storage. 204 when the stream was already ' +
+      'seen to its end. `replyId` comes from the `websocket` mode answer or the `user_message` event.',
+    tag: 'messaging',
+    auth: true,
+    pathParams: { replyId: uuidSchema },
+    query: z.object({ lastEventId: z.string().optional() }),
+    headers: { 'Last-Event-ID': z.string() },
+    responses: {
+      200: { description: 'Server-sent events, as in the `stream` mode.', eventStream: true },
+      204: { description: 'The stream already ended at `Last-Event-ID`.' },
+    },
+    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'INTERNAL'],
   },
   {
     method: 'get',

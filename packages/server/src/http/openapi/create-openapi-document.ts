@@ -25,7 +25,12 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const STREAM_EVENT_SCHEMA_PREFIX = 'StreamEvent_';
 
-function parameterOf(name: string, where: 'path' | 'query', schema: z.ZodType, required: boolean) {
+function parameterOf(
+  name: string,
+  where: 'path' | 'query' | 'header',
+  schema: z.ZodType,
+  required: boolean,
+) {
   const json = jsonSchemaOf(schema, 'input');
   const { description, ...rest } = json;
   return {
@@ -45,6 +50,9 @@ function parametersOf(operation: DocumentedOperation) {
   const required = new Set((query?.required as string[] | undefined) ?? []);
   for (const [name, schema] of Object.entries(operation.query?.shape ?? {})) {
     parameters.push(parameterOf(name, 'query', schema as z.ZodType, required.has(name)));
+  }
+  for (const [name, schema] of Object.entries(operation.headers ?? {})) {
+    parameters.push(parameterOf(name, 'header', schema, false));
   }
   return parameters;
 }
