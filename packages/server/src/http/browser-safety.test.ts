@@ -1,3 +1,6 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from './create-app';
@@ -80,6 +83,35 @@ describe('browser safety without a token', () => {
     expect(hits).toEqual([]);
     for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000']) {
       expect((await app.request(`http://${host}${channelPath}`)).status).toBe(200);
+    }
+  });
+
+  it('without a known bind address, decides by the connection: loopback ones need a loopback Host', async () => {
+    const { app, hits } = appWith();
+    expect((await app.request(`http://evil.example${channelPath}`)).status).toBe(403);
+    const listener = getRequestListener(app.fetch);
+    const server = createServer((request, response) => void listener(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const get = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          { port, host: '127.0.0.1', path: channelPath, headers: { host }, agent: false },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+    try {
+      expect(await get(`evil.example:${port}`)).toBe(403);
+      expect(await get(`localhost:${port}`)).toBe(200);
+      expect(hits).toEqual(['history']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

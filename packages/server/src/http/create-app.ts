@@ -6,7 +6,7 @@ import { requestId } from 'hono/request-id';
 import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 import { handleError } from './error-handler';
-import { defaultAllowedHosts, hostAllowList } from './host-allow-list';
+import { defaultAllowedHosts, hostAllowList, loopbackConnectionHostCheck } from './host-allow-list';
 import { requireJsonContentType } from './json-content-type';
 import { originGuard } from './origin-guard';
 import { rateLimit, type RateLimitOptions } from '../limits/rate-limit';
@@ -19,7 +19,10 @@ export interface HttpAppOptions extends RequestLogOptions {
   authToken?: string;
   /** Maximum JSON body size in bytes. */
   bodyLimit: number;
-  /** The address the server binds, which decides the default `allowedHosts` (default 127.0.0.1). */
+  /**
+   * The address the server binds, which decides the default `allowedHosts`. Unknown: decided per connection
+   * (one that arrived over loopback must name a loopback Host).
+   */
   bindHost?: string;
   /**
    * Host names requests may carry (no port; `*` any; `.example.com` a domain and its subdomains). Default:
@@ -89,8 +92,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.use(requestId());
   app.use(requestLog(options));
 
-  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(options.bindHost ?? '127.0.0.1');
+  const allowedHosts =
+    options.allowedHosts ??
+    (options.bindHost === undefined ? undefined : defaultAllowedHosts(options.bindHost));
   if (allowedHosts) app.use(hostAllowList(allowedHosts));
+  else if (options.allowedHosts === undefined && options.bindHost === undefined) {
+    app.use(loopbackConnectionHostCheck());
+  }
   app.use(originGuard(options.allowedOrigins ?? []));
   if (options.rateLimit !== false) {
     const context = { authToken: options.authToken };

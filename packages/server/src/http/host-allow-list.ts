@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env';
 import { isLoopbackAddress } from './connection-limits';
 
@@ -47,4 +48,22 @@ export function hostAllowList(allowed: readonly string[]): MiddlewareHandler<App
     }
     await next();
   };
+}
+
+/**
+ * The default when the bind address is not known: a request that arrived over a loopback connection (or in
+ * process) must name a loopback Host; one that arrived on another address may name any. It protects what a
+ * loopback-bound server protects (a browser on this machine whose page rebinds its name to 127.0.0.1), also for
+ * a server bound to every address.
+ */
+export function loopbackConnectionHostCheck(): MiddlewareHandler<AppEnv> {
+  const loopbackOnly = hostAllowList(LOOPBACK_HOSTS);
+  return (c, next) => {
+    const local = localAddressOf(c);
+    return local === undefined || isLoopbackAddress(local) ? loopbackOnly(c, next) : next();
+  };
+}
+
+function localAddressOf(c: Context<AppEnv>): string | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.localAddress;
 }
