@@ -1,21 +1,42 @@
-import { runPluginTestCommand } from './cli/run-plugin-test-command';
-import { serve } from './cli/serve';
+import { helpText } from './cli/help-text';
+import { parseCommand, UsageError } from './cli/parse-command';
+import { ignoreClosedPipes } from './cli/safe-stdout';
+import { appVersion } from './cli/version';
 
 /**
- * The `parley` command. `parley [--character PATH]…` starts the server; `parley test [--character PATH]…` runs
- * every loaded plugin's test suites against a live in-process server and exits 1 when one fails.
+ * The `parley` command: `start` (the default), `test`, `doctor`, `help`, `--help`, `--version`. An unknown word
+ * exits 2 with one line.
  */
 async function main(argv: readonly string[]): Promise<void> {
-  if (argv[0] === 'test') {
-    process.exitCode = await runPluginTestCommand(argv.slice(1));
+  ignoreClosedPipes();
+  let command: ReturnType<typeof parseCommand>;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`parley: ${error.message}\n`);
+    process.exitCode = 2;
     return;
   }
-  await serve(argv);
+  switch (command.command) {
+    case 'help':
+      process.stdout.write(helpText(appVersion()));
+      return;
+    case 'version':
+      process.stdout.write(`parley ${appVersion()}\n`);
+      return;
+    case 'test':
+      // Commands load the server only when they run, so that --help and --version answer at once.
+      process.exitCode = await (
+        await import('./cli/run-plugin-test-command')
+      ).runPluginTestCommand(command.args);
+      return;
+    case 'doctor':
+      process.exitCode = await (await import('./cli/doctor')).runDoctor(command.args);
+      return;
+    case 'start':
+      await (await import('./cli/serve')).serve(command.args);
+  }
 }
 
-/** The command-line arguments, without a leading `--` that package-manager scripts pass through as is. */
-function commandLine(args: readonly string[]): readonly string[] {
-  return args[0] === '--' ? args.slice(1) : args;
-}
-
-void main(commandLine(process.argv.slice(2)));
+void main(process.argv.slice(2));

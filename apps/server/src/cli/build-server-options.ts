@@ -1,35 +1,30 @@
 import type { AgentRuntime, Plugin } from '@parley/plugin-sdk';
+import type { ServerOptions } from '@parley/server';
 import {
-  createModelFromEnv,
   toServerOptions,
+  type ConfiguredServerOptions,
   type ParleyConfig,
-  type ServerOptions,
-} from '@parley/server';
+} from '@parley/server/config';
 import { pluginsForAgents } from '../plugins/plugins-for-agents';
 import { resolvePlugins } from '../plugins/resolve-plugins';
 
-/** Server options plus the app's plugin choice, which `parley test` also needs. */
+/** Server options plus the app's plugin choice, which `parley test`, `doctor` and the banner also need. */
 export interface AppServerOptions {
-  options: ServerOptions;
+  options: ConfiguredServerOptions & Pick<ServerOptions, 'plugins'>;
+  /** Every plugin the app loads. */
+  plugins: Plugin[];
   pluginsFor: (agent: AgentRuntime) => Plugin[];
 }
 
 /**
- * Everything the app passes to `createServer`: the operator's configuration, the model its settings select,
- * and the plugins (`PLUGINS`, narrowed per agent by a character's `plugins`).
+ * Everything the app passes to `createServer`: the operator's configuration through the one settings schema
+ * (model and TEE included), and the plugins (`PLUGINS`, narrowed per agent by a character's `plugins`).
  */
 export async function buildServerOptions(
   config: ParleyConfig,
   cwd: string,
 ): Promise<AppServerOptions> {
-  const plugins = await resolvePlugins(config.env.PLUGINS, cwd);
+  const plugins = await resolvePlugins(config.plugins.join(','), cwd);
   const pluginsFor = pluginsForAgents(plugins, config.characters);
-  return {
-    options: {
-      ...toServerOptions(config),
-      model: createModelFromEnv(config.env),
-      plugins: pluginsFor,
-    },
-    pluginsFor,
-  };
+  return { options: { ...toServerOptions(config), plugins: pluginsFor }, plugins, pluginsFor };
 }

@@ -19,7 +19,7 @@ afterAll(() => rm(cwd, { recursive: true, force: true }));
 function start(args: string[], env: Record<string, string>) {
   return spawn(process.execPath, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: '', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: '', LOG_FORMAT: 'pretty', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -1,11 +1,6 @@
 import { runPluginSuites } from '@parley/plugin-sdk/testing';
-import {
-  createLogger,
-  createServer,
-  loadConfig,
-  type ParleyServer,
-  type ServerOptions,
-} from '@parley/server';
+import { createLogger, createServer, type ParleyServer, type ServerOptions } from '@parley/server';
+import { loadConfig, type ParleyConfig } from '@parley/server/config';
 import { buildServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
 import { formatTestLine, formatTestSummary, type PluginRun } from './format-test-report';
@@ -33,10 +28,11 @@ function withLocalServerUrl(options: ServerOptions): ServerOptions {
  */
 export async function runPluginTestCommand(argv: readonly string[]): Promise<number> {
   let server: ParleyServer;
+  let config: ParleyConfig | undefined;
   let pluginsFor: Awaited<ReturnType<typeof buildServerOptions>>['pluginsFor'];
   try {
     const cwd = process.cwd();
-    const config = await loadConfig({ env: process.env, argv, cwd });
+    config = await loadConfig({ env: process.env, argv, cwd });
     const built = await buildServerOptions(config, cwd);
     pluginsFor = built.pluginsFor;
     // Route and plugin logs would bury the report; LOG_LEVEL set explicitly still shows them.
@@ -51,7 +47,7 @@ export async function runPluginTestCommand(argv: readonly string[]): Promise<num
     const { url } = await server.start();
     console.log(`parley test: server on ${url} (in-memory database)`);
   } catch (error) {
-    console.error(`parley: ${describeStartupError(error)}`);
+    console.error(`parley: ${describeStartupError(error, config)}`);
     return 1;
   }
 

@@ -1,32 +1,67 @@
-import { createLogger, createServer, loadConfig, type ParleyServer } from '@parley/server';
+import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import { loadConfig, type ParleyConfig } from '@parley/server/config';
+import { createMetrics, metricsRoutes, socketSources } from '@parley/server/metrics';
+import { serveWebPage } from '../web/serve-web-page';
 import { buildServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
-import { serveWebPage } from '../web/serve-web-page';
+import { routesOf, startupBanner } from './startup-banner';
+import { appVersion } from './version';
 
 /**
- * `parley` (no command): starts the server from the environment, `.env` and the command line, and stops it
- * gracefully on SIGTERM or SIGINT. Bad input exits 1 with one line.
+ * `parley start` (the default): starts the server from the environment, `.env` and the command line, prints the
+ * banner (pretty logs) or logs it as one JSON line, and stops gracefully on SIGTERM or SIGINT. Bad input exits 1
+ * with one line naming the setting and its value.
  */
 export async function serve(argv: readonly string[]): Promise<void> {
   let server: ParleyServer;
+  let config: ParleyConfig | undefined;
   try {
     const cwd = process.cwd();
-    const config = await loadConfig({ env: process.env, argv, cwd });
-    const { options } = await buildServerOptions(config, cwd);
-    server = createServer({ ...options, logger: createLogger(config.logLevel) });
+    config = await loadConfig({ env: process.env, argv, cwd });
+    const logger = createLogger(config.logLevel, { format: config.logFormat });
+    for (const warning of config.warnings) logger.warn(warning);
+    const { options, plugins } = await buildServerOptions(config, cwd);
+    const metrics = createMetrics();
+    server = createServer({
+      ...options,
+      logger,
+      metrics,
+      onRequest: (entry: Parameters<typeof metrics.observeHttpRequest>[0]) =>
+        metrics.observeHttpRequest(entry),
+    } as Parameters<typeof createServer>[0]);
+    metrics.watch(socketSources(server.io));
+    server.app.route('/', metricsRoutes(metrics, { authToken: config.authToken }));
     serveWebPage(server);
     const { url } = await server.start();
-    console.log(`Parley is listening on ${url}`);
-    for (const agent of server.agents.summaries()) {
-      console.log(`  agent ${agent.name} (${agent.id})`);
+    const banner = {
+      version: appVersion(),
+      url,
+      agents: server.agents.summaries(),
+      plugins,
+      authToken: config.authToken !== undefined,
+    };
+    // In pretty mode the banner is one readable block; in JSON mode one structured line a machine can read.
+    if (isPretty(config)) {
+      logger.info(startupBanner(banner));
+    } else {
+      logger.info(
+        {
+          url,
+          chat: `${url}/`,
+          docs: `${url}/api/docs`,
+          agents: banner.agents,
+          plugins: plugins.map((plugin) => ({ name: plugin.name, routes: routesOf(plugin) })),
+        },
+        `Parley ${banner.version} is listening on ${url}`,
+      );
     }
   } catch (error) {
-    console.error(`parley: ${describeStartupError(error)}`);
+    process.stderr.write(`parley: ${describeStartupError(error, config)}\n`);
     process.exit(1);
   }
 
   const stop = (signal: string) => {
-    console.log(`Parley: ${signal} received, stopping`);
+    server.logger.info(`${signal} received, stopping`);
     server.stop().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -34,4 +69,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** Whether logs are pretty: `LOG_FORMAT=pretty`, or unset on a terminal. */
+function isPretty(config: ParleyConfig): boolean {
+  return config.logFormat === 'pretty' || (config.logFormat === undefined && process.stdout.isTTY);
 }

@@ -1,4 +1,5 @@
 import { Migrator, sql, type Kysely } from 'kysely';
+import { createDatabase, type DatabaseLocation } from '../storage/create-database';
 import { migrationProvider } from '../storage/migrations';
 
 /** The outcome of one readiness check. `detail` is safe to show: it never carries a secret or a stack. */
@@ -50,4 +51,20 @@ export function databaseProbe<T>(db: Kysely<T>, timeoutMs = 5_000): ReadinessPro
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * Opens the database at `location` just long enough to run the {@link databaseProbe}, then closes it: for
+ * checks made outside a running server (`parley doctor`).
+ */
+export async function probeDatabaseLocation(
+  location: DatabaseLocation,
+  timeoutMs = 10_000,
+): Promise<ReadinessCheck> {
+  const database = createDatabase(location);
+  try {
+    return await databaseProbe(database.db, timeoutMs)();
+  } finally {
+    await database.close().catch(() => undefined);
+  }
 }
