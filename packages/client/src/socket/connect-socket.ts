@@ -123,24 +123,34 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
   };
 
   /**
-   * Emits an acknowledged event. socket.io's typings cannot express an optional ack callback with a timeout,
-   * so this goes through the untyped socket; the payload stays typed by ClientToServerEvents.
+   * Emits an acknowledged event with socket.io's own `timeout().emitWithAck()` (the ack is a typed part of the
+   * event map in core) and checks the answer against the core schema.
    */
-  function emitWithAck<E extends 'message' | 'leaveRoom'>(
+  async function emitWithAck<E extends 'message' | 'leaveRoom'>(
     event: E,
     payload: Parameters<ClientToServerEvents[E]>[0],
     what: string,
-  ) {
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const untyped = socket as unknown as Socket;
-      untyped.timeout(ackTimeout).emit(event, payload, (timedOut: Error | null, ack: unknown) => {
-        if (timedOut) return reject(ackTimeoutError(what, ackTimeout));
-        const parsed = socketAckSchema.safeParse(ack);
-        if (!parsed.success) return reject(invalidResponseError(0, `${what} acknowledgment`));
-        if (parsed.data.status === 'error') return reject(toAckError(parsed.data.error));
-        resolve(parsed.data);
-      });
-    });
+  ): Promise<Record<string, unknown>> {
+    let ack: unknown;
+    try {
+      const timed = socket.timeout(ackTimeout);
+      ack =
+        event === 'message'
+          ? await timed.emitWithAck(
+              'message',
+              payload as Parameters<ClientToServerEvents['message']>[0],
+            )
+          : await timed.emitWithAck(
+              'leaveRoom',
+              payload as Parameters<ClientToServerEvents['leaveRoom']>[0],
+            );
+    } catch {
+      throw ackTimeoutError(what, ackTimeout);
+    }
+    const parsed = socketAckSchema.safeParse(ack);
+    if (!parsed.success) throw invalidResponseError(0, `${what} acknowledgment`);
+    if (parsed.data.status === 'error') throw toAckError(parsed.data.error);
+    return parsed.data;
   }
 
   async function joinRoom(roomId: string, entityId: string) {

@@ -132,9 +132,9 @@ describe('sendMessage in stream mode', () => {
     expect(error?.cause).toMatchObject({ status: 409 });
   });
 
-  it('does not send the request again unless resume is on (the default)', async () => {
+  it('does not send the request again when resume is off (it is on by default)', async () => {
     const { fetch, requests } = stubFetch(() => sse([userMessage], { fail: true }).response);
-    const { error } = await drain(streamOf(fetch));
+    const { error } = await drain(streamOf(fetch, false));
     expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED' });
     expect(requests).toHaveLength(1);
   });

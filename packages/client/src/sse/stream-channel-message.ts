@@ -16,15 +16,17 @@ export type ChannelStreamEvent = Exclude<StreamEvent, { event: 'error' }>;
 
 /** Options of a `stream` mode call. */
 export interface StreamOptions {
-  /** Aborts the stream: the iteration throws code `ABORTED` and the server stops producing the reply. */
+  /**
+   * Aborts the stream: the iteration throws code `ABORTED`. The server still finishes the reply, stores it and
+   * broadcasts it to the room.
+   */
   signal?: AbortSignal;
   /** How long to wait for the response headers (ms; default: the client's timeout). */
   timeout?: number;
   /**
-   * After a dropped connection, send the request again with `Last-Event-ID` (default false). Opt in only
-   * for a server (or proxy) that replays by event id: a Parley server does not, so the repeated request would
-   * post the user message again. Only a server that continues after that id is followed; otherwise the
-   * iteration throws `STREAM_INTERRUPTED`.
+   * After a dropped connection, send the request again with `Last-Event-ID` (default true). A Parley server
+   * continues the same reply from that event (it posts nothing again); a server that starts a new exchange
+   * instead is not followed: the iteration throws `STREAM_INTERRUPTED`.
    */
   resume?: boolean;
   /** Most resume attempts for one stream (default 3). */
@@ -37,11 +39,10 @@ export interface StreamOptions {
  * events before it. The request is sent when iteration starts; leaving the loop early cancels it.
  *
  * On a dropped connection (a network failure, or the body ending before `done`) the request is sent again
- * with `Last-Event-ID`. A server that honours it answers with the events after that id and the iteration
- * carries on as if nothing happened. A server that does not (the current Parley server starts a new
- * exchange, beginning with `user_message`) is cut off at once and the iteration throws `STREAM_INTERRUPTED`
- * with `details.lastEventId`; no event is yielded twice. The reply is still stored on the server, so the
- * channel's history has it.
+ * with `Last-Event-ID`. A Parley server answers with the events after that id (from memory while the reply
+ * runs, from storage after) and the iteration carries on as if nothing happened. A server that starts a new
+ * exchange instead, beginning with `user_message`, is cut off at once and the iteration throws
+ * `STREAM_INTERRUPTED` with `details.lastEventId`; no event is yielded twice.
  */
 export async function* streamChannelMessage(
   config: HttpConfig,
@@ -49,7 +50,7 @@ export async function* streamChannelMessage(
   message: Omit<ChannelMessageRequestInput, 'mode'>,
   options: StreamOptions = {},
 ): AsyncGenerator<ChannelStreamEvent, void, undefined> {
-  const maxResumeAttempts = options.resume === true ? (options.maxResumeAttempts ?? 3) : 0;
+  const maxResumeAttempts = options.resume === false ? 0 : (options.maxResumeAttempts ?? 3);
   const path = `/api/messaging/channels/${encodeURIComponent(channelId)}/messages`;
   const body = { ...message, mode: 'stream' };
   let lastEventId: string | undefined;
