@@ -3,12 +3,13 @@ import { isRecord } from './is-record';
 /** A GitHub event payload: untrusted JSON, read through {@link textAt} and {@link valueAt}. */
 export type GithubPayload = Record<string, unknown>;
 
-/** The value at a dotted path of a payload, or undefined when any step is missing. */
+/** The value at a dotted path of a payload (`pages.0.html_url` indexes a list), or undefined when a step is missing. */
 export function valueAt(payload: unknown, path: string): unknown {
   let value = payload;
   for (const key of path.split('.')) {
-    if (!isRecord(value)) return undefined;
-    value = value[key];
+    if (Array.isArray(value) && /^\d+$/.test(key)) value = value[Number(key)];
+    else if (isRecord(value) && Object.hasOwn(value, key)) value = value[key];
+    else return undefined;
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { AgentRuntime, Character, RouteRequest } from '@parley/plugin-sdk';
 import {
   recordResponse,
@@ -32,12 +32,18 @@ function sign(body: string, secret = SECRET) {
 function deliver(
   event: string | undefined,
   payload: unknown,
-  options: { signature?: string | null; agent?: number; body?: string; contentType?: string } = {},
+  options: {
+    signature?: string | null;
+    agent?: number;
+    body?: string;
+    contentType?: string;
+    deliveryId?: string;
+  } = {},
 ) {
   const body = options.body ?? JSON.stringify(payload);
   const headers: Record<string, string> = {
     'content-type': options.contentType ?? 'application/json',
-    'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+    'x-github-delivery': options.deliveryId ?? randomUUID(),
   };
   if (event !== undefined) headers['x-github-event'] = event;
   const signature = options.signature === undefined ? sign(body) : options.signature;
@@ -64,7 +70,7 @@ describe('POST /github/webhook, verified deliveries', () => {
       { zen: 'Approachable is better than simple.', repository: { full_name: 'octo/repo' } },
       'GitHub webhook connected for octo/repo: "Approachable is better than simple."',
     ],
-    ['push', push, 'alice pushed 3 commits to octo/repo (main): Fix it; Test it; Ship it'],
+    ['push', push, 'alice pushed 3 commits to main in octo/repo: Fix it; Test it; Ship it'],
     [
       'issues',
       {
@@ -86,7 +92,8 @@ describe('POST /github/webhook, verified deliveries', () => {
       'carol opened pull request #9 in octo/repo: Feature',
     ],
   ])('posts a %s event into NOTIFICATION_CHANNEL_ID as the agent', async (event, payload, text) => {
-    const response = await deliver(event, payload);
+    const deliveryId = randomUUID();
+    const response = await deliver(event, payload, { deliveryId });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       success: boolean;
@@ -100,7 +107,7 @@ describe('POST /github/webhook, verified deliveries', () => {
       id: body.messageId,
       content: text,
       author_id: server.agents[0]!.agentId,
-      metadata: { source: 'github', event, deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' },
+      metadata: { source: 'github', event, deliveryId },
     });
   });
 
@@ -113,17 +120,17 @@ describe('POST /github/webhook, verified deliveries', () => {
     expect(response.status).toBe(200);
     const [latest] = await server.listMessages(CHANNEL);
     expect(latest?.content).toBe(
-      'alice pushed 3 commits to octo/repo (main): Fix it; Test it; Ship it',
+      'alice pushed 3 commits to main in octo/repo: Fix it; Test it; Ship it',
     );
   });
 
   it('acknowledges other events without posting', async () => {
     const before = (await server.listMessages(CHANNEL)).length;
-    const response = await deliver('star', { action: 'created' });
+    const response = await deliver('installation', { action: 'created' });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       success: true,
-      message: 'Ignored GitHub event "star"',
+      message: 'Ignored GitHub event "installation"',
     });
     expect(await server.listMessages(CHANNEL)).toHaveLength(before);
   });
@@ -199,6 +206,91 @@ describe('POST /github/webhook, failures', () => {
     });
     expect(JSON.stringify(written.body)).not.toContain('10.0.0.3');
     expect(logged).toHaveLength(1);
+  });
+});
+
+describe('POST /github/webhook, replayed deliveries', () => {
+  /** A runtime whose message ids are unique, as the messages table's primary key makes them. */
+  function runtimeWithStore(agentId: string, channel = CHANNEL) {
+    const posted = new Map<string, string>();
+    const runtime = {
+      agentId,
+      character: { name: 'Hubot' },
+      getSetting: (key: string) =>
+        ({ GITHUB_WEBHOOK_SECRET: SECRET, NOTIFICATION_CHANNEL_ID: channel })[key],
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      sendMessage: (post: { id?: string; text: string }) => {
+        const id = post.id ?? randomUUID();
+        if (posted.has(id))
+          return Promise.reject(Object.assign(new Error('taken'), { code: 'CONFLICT' }));
+        posted.set(id, post.text);
+        return Promise.resolve({ id });
+      },
+    } as unknown as AgentRuntime;
+    return { runtime, posted };
+  }
+
+  async function replay(runtime: AgentRuntime, deliveryId: string | undefined) {
+    const body = JSON.stringify(push);
+    const { response, written } = recordResponse();
+    const headers: Record<string, string> = {
+      'x-github-event': 'push',
+      'x-hub-signature-256': sign(body),
+      'content-type': 'application/json',
+    };
+    if (deliveryId) headers['x-github-delivery'] = deliveryId;
+    const request = {
+      method: 'POST',
+      path: '/github/webhook',
+      headers,
+      body: push,
+      rawBody: new TextEncoder().encode(body),
+      params: {},
+      query: {},
+    } satisfies RouteRequest;
+    await githubWebhookRoute.handler!(request, response, runtime);
+    return written;
+  }
+
+  it('posts a delivery once: a replay with the same x-github-delivery is a 200 duplicate', async () => {
+    const { runtime, posted } = runtimeWithStore('00000000-0000-4000-8000-000000000001');
+    const deliveryId = randomUUID();
+    const first = await replay(runtime, deliveryId);
+    const again = await Promise.all([replay(runtime, deliveryId), replay(runtime, deliveryId)]);
+    expect(posted.size).toBe(1);
+    const messageId = (first.body as { messageId: string }).messageId;
+    expect([...posted.keys()]).toEqual([messageId]);
+    for (const written of again) {
+      expect(written.status).toBeUndefined();
+      expect(written.body).toEqual({
+        success: true,
+        duplicate: true,
+        message: 'GitHub delivery already processed',
+        messageId,
+      });
+    }
+    await replay(runtime, randomUUID());
+    expect(posted.size).toBe(2);
+  });
+
+  it('derives the same message id after a restart, and another one for another agent or channel', async () => {
+    const deliveryId = randomUUID();
+    const idOf = async (agentId: string, channel?: string) => {
+      const { runtime } = runtimeWithStore(agentId, channel);
+      return ((await replay(runtime, deliveryId)).body as { messageId: string }).messageId;
+    };
+    const agent = '00000000-0000-4000-8000-000000000001';
+    const id = await idOf(agent);
+    expect(await idOf(agent)).toBe(id);
+    expect(await idOf('00000000-0000-4000-8000-000000000002')).not.toBe(id);
+    expect(await idOf(agent, '0b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c')).not.toBe(id);
+  });
+
+  it('posts every time when GitHub sent no delivery id', async () => {
+    const { runtime, posted } = runtimeWithStore('00000000-0000-4000-8000-000000000001');
+    await replay(runtime, undefined);
+    await replay(runtime, undefined);
+    expect(posted.size).toBe(2);
   });
 });
 

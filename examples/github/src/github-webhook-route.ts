@@ -5,6 +5,7 @@ import {
   verifyGithubSignature,
   type RouteRequest,
 } from '@parley/plugin-sdk';
+import { deliveryMessageId, isConflict } from './delivery-message-id';
 import { formatGithubEvent } from './format-github-event';
 import type { GithubPayload } from './github-payload';
 import { isRecord } from './is-record';
@@ -29,6 +30,9 @@ function payloadOf(request: RouteRequest): GithubPayload | undefined {
   }
 }
 
+/** GitHub caps webhook payloads at 25 MB; this takes every delivery GitHub can send. */
+export const GITHUB_MAX_PAYLOAD_BYTES = 25 * 1024 * 1024;
+
 /**
  * `POST /github/webhook`: a GitHub webhook receiver.
  *
@@ -37,17 +41,22 @@ function payloadOf(request: RouteRequest): GithubPayload | undefined {
  * 2. `x-hub-signature-256` missing or not the HMAC of the raw body: 401.
  * 3. No `x-github-event` or no JSON object payload: 400.
  * 4. No valid `NOTIFICATION_CHANNEL_ID`: 200 `{ ok: true }`, so that GitHub does not report a failure.
- * 5. `ping`, `push`, `issues`, `pull_request`: posted into the channel as the agent, 200
- *    `{ success: true, message, messageId }`; other events: 200 `{ success: true, message }`, not posted.
- * 6. Posting fails: 500 `{ success: false, error }` without internal detail, logged.
+ * 5. An event kind in `FORMATTED_GITHUB_EVENTS`: posted into the channel as the agent, 200
+ *    `{ success: true, message, messageId }`; other kinds and actions: 200 `{ success: true, message }`, not
+ *    posted.
+ * 6. A delivery already posted (same `x-github-delivery`): 200 `{ success: true, duplicate: true, messageId }`,
+ *    not posted again. The message id derives from the delivery id, so this holds across restarts.
+ * 7. Posting fails: 500 `{ success: false, error }` without internal detail, logged.
  *
- * Public: GitHub cannot send the server's API key; the signature is the authentication.
+ * Public: GitHub cannot send the server's API key; the signature is the authentication. The body limit is
+ * GitHub's own cap (25 MB), not the server's 1 MiB: a push of a few thousand commits is larger than that.
  */
 export const githubWebhookRoute = defineRoute({
   type: 'POST',
   path: '/github/webhook',
   name: 'github-webhook',
   public: true,
+  bodyLimit: GITHUB_MAX_PAYLOAD_BYTES,
   async handler(request, response, runtime) {
     const secret = runtime.getSetting('GITHUB_WEBHOOK_SECRET');
     if (!secret) {
@@ -80,14 +89,30 @@ export const githubWebhookRoute = defineRoute({
       response.json({ success: true, message: `Ignored GitHub event "${event}"` });
       return;
     }
+    const deliveryId = request.headers['x-github-delivery'];
+    const messageId = deliveryMessageId(runtime.agentId, channelId, deliveryId);
     try {
       const { id } = await runtime.sendMessage({
         channelId,
         text,
-        metadata: { source: 'github', event, deliveryId: request.headers['x-github-delivery'] },
+        metadata: { source: 'github', event, deliveryId },
+        ...(messageId ? { id: messageId } : {}),
       });
       response.json({ success: true, message: `Processed GitHub event "${event}"`, messageId: id });
     } catch (error) {
+      if (messageId && isConflict(error)) {
+        runtime.logger.info(
+          { event, deliveryId },
+          'GitHub delivery already posted; not posted again',
+        );
+        response.json({
+          success: true,
+          duplicate: true,
+          message: `GitHub delivery already processed`,
+          messageId,
+        });
+        return;
+      }
       runtime.logger.error({ err: error, event }, 'posting a GitHub event failed');
       response.status(500).json({ success: false, error: 'Failed to process the event' });
     }
