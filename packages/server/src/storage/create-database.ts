@@ -3,6 +3,7 @@ import { type Dialect, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
+import { lockDataDir } from './data-dir-lock';
 import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
@@ -28,7 +29,8 @@ export interface Database {
 
 /**
  * Creates a handle on the embedded PGlite database (a folder, or memory) or a PostgreSQL server. The same
- * migrations serve both: both are PostgreSQL.
+ * migrations serve both: both are PostgreSQL. A folder is locked for this process until `close()` (or exit):
+ * when another live process holds it, this throws a ParleyError (`CONFLICT`) saying so.
  */
 export function createDatabase(location: DatabaseLocation): Database {
   const { dialect, sync, release } = dialectFor(location);
@@ -69,10 +71,18 @@ function dialectFor(location: DatabaseLocation): {
   }
   const dataDir = location.dataDir === 'memory' ? undefined : location.dataDir;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const worker = new PGliteWorkerClient(dataDir);
+  // One process per folder: a second server stops here, before it touches the files.
+  const lock = dataDir ? lockDataDir(dataDir) : undefined;
+  let worker: PGliteWorkerClient;
+  try {
+    worker = new PGliteWorkerClient(dataDir);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   return {
     dialect: createPGliteDialect(worker),
     sync: () => worker.sync(),
-    release: () => worker.close(),
+    release: () => worker.close().finally(() => lock?.release()),
   };
 }

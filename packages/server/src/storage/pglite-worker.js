@@ -4,17 +4,118 @@
  * every query stopped the event loop that serves HTTP and the socket. Here it runs on its own core, and the
  * main thread only passes messages (see pglite-worker-client.ts).
  *
+ * The same file, run as a process (`node pglite-worker.js <dataDir>`), creates a new database folder and exits:
+ * see createDatabaseFolder.
+ *
  * Plain JavaScript on purpose: a worker is loaded by Node itself, which runs this file both from the sources
  * (tests) and from the build.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * PostgreSQL settings for a database with one user (see docs/decisions.md, "Memory of the embedded database").
+ * initdb writes shared_buffers = 128MB and max_connections = 100 into postgresql.conf, sized for a server: in
+ * WebAssembly shared memory is zeroed at start, so all of it is resident from the first second and never given
+ * back. 4 MB of buffers (SQLite's default page cache is 2 MB) holds what a chat server touches: recent
+ * messages; the rest of the files sit in the operating system's cache, a read away. One process never has more
+ * than one connection.
+ */
+const START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'shared_buffers=4MB',
+  '-c',
+  'max_connections=8',
+];
+
+/**
+ * Creates a new database folder in a child process that exits afterwards. PGlite's initdb runs a second
+ * PostgreSQL instance beside the first and copies its files over: the WebAssembly memories and the compiler's
+ * allocations of that phase (about 450 MB) would stay with this process for good. A process gives all of it
+ * back when it exits; a thread does not (the allocator keeps what the compiler freed).
+ * @param {string} folder
+ * @returns {Promise<void>}
+ */
+function createDatabaseFolder(folder) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), folder], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (data) => (stderr += data));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve();
+      else {
+        const lines = stderr.split('\n').map((line) => line.trim());
+        const detail = lines.find((line) => /error/i.test(line)) ?? lines.find(Boolean) ?? '';
+        reject(new Error(`creating the database failed (${signal ?? code}) ${detail}`.trim()));
+      }
+    });
+  });
+}
+
+/**
+ * Runs `start` with V8 compiling new WebAssembly with its baseline compiler only (Liftoff). V8 otherwise
+ * recompiles PostgreSQL's hot functions with TurboFan on background threads while the database starts, and the
+ * memory allocator keeps what those compilations freed: 35 to 70 MB of resident memory for good (measured,
+ * docs/decisions.md). Inserts measured no slower with Liftoff alone. V8 flags are process-wide, so the default comes
+ * back as soon as the module is compiled; other WebAssembly of the process is compiled as usual.
+ * @template T
+ * @param {() => Promise<T>} start
+ * @returns {Promise<T>}
+ */
+async function withBaselineWasmCompiler(start) {
+  const set = (/** @type {string} */ flag) => {
+    try {
+      setFlagsFromString(flag);
+    } catch {
+      // A Node.js that refuses flags at run time costs memory, not correctness.
+    }
+  };
+  set('--liftoff-only');
+  try {
+    return await start();
+  } finally {
+    set('--no-liftoff-only');
+  }
+}
+
+/**
+ * Opens the database of `folder` (creating it first if it is new), or one in memory.
+ * @param {string | null} folder
+ * @returns {Promise<PGlite>}
+ */
+async function openDatabase(folder) {
+  if (folder && !existsSync(join(folder, 'PG_VERSION'))) await createDatabaseFolder(folder);
+  return withBaselineWasmCompiler(() =>
+    PGlite.create(folder ?? undefined, { startParams: START_PARAMS }),
+  );
+}
+
+if (isMainThread) {
+  // Run as a process by createDatabaseFolder: initdb, then exit.
+  const folder = process.argv[2];
+  if (!folder) throw new Error('usage: node pglite-worker.js <dataDir>');
+  const created = await PGlite.create(folder);
+  await created.close();
+  process.exit(0);
+}
 
 /** @type {{ dataDir: string | null }} */
 const { dataDir } = workerData;
-const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+/** @type {Promise<PGlite>} */
+const opening = openDatabase(dataDir);
+// Until a query awaits it, a failure to open must not be an unhandled rejection.
+opening.catch(() => undefined);
 
 /** @type {{ name: string, handle: import('node:fs/promises').FileHandle } | undefined} */
 let segment;
@@ -29,6 +130,7 @@ let syncs = Promise.resolve();
  */
 async function syncWal() {
   if (!dataDir) return;
+  const pglite = await opening;
   const { rows } = await pglite.query(
     'select pg_walfile_name(pg_current_wal_insert_lsn()) as name',
   );
@@ -58,6 +160,7 @@ async function syncWal() {
 async function handle(message) {
   switch (message.type) {
     case 'query': {
+      const pglite = await opening;
       const result = await pglite.query(/** @type {string} */ (message.sql), message.params);
       return { rows: result.rows, affectedRows: result.affectedRows };
     }
@@ -69,7 +172,8 @@ async function handle(message) {
     case 'close':
       await syncs.catch(() => undefined);
       await segment?.handle.close();
-      await pglite.close();
+      // A database that never opened has nothing to close.
+      await (await opening.catch(() => undefined))?.close();
       return null;
     default:
       throw new Error(`unknown message ${message.type}`);
