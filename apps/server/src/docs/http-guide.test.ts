@@ -1,0 +1,100 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
+const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const GUIDE = fileURLToPath(new URL('../../../../docs/http-guide.md', import.meta.url));
+const DOCUMENTED_BASE = 'http://127.0.0.1:3000';
+const run = promisify(execFile);
+
+let cwd: string;
+let url: string;
+let child: ReturnType<typeof spawn>;
+let exited: Promise<number | null>;
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'parley-http-guide-'));
+  // The settings the guide says it was written against.
+  child = spawn(process.execPath, [CLI], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      LOG_FORMAT: 'json',
+      DATA_DIR: join(cwd, 'data'),
+      WEBHOOK_API_KEY: 'change-me',
+      GITHUB_WEBHOOK_SECRET: 'gh-secret',
+      NOTIFICATION_CHANNEL_ID: '0c4d9a8e-3b2f-4e1a-9c7d-112233445566',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  exited = new Promise((resolve) => child.once('close', resolve));
+  const lines = createInterface({ input: child.stdout! });
+  url = await new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => {
+      const record = JSON.parse(line) as { chat?: string; url?: string };
+      if (record.chat && record.url) resolve(record.url);
+    });
+    void exited.then(() => reject(new Error('the server exited before listening')));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  child.kill('SIGTERM');
+  await exited;
+  await rm(cwd, { recursive: true, force: true });
+});
+
+/** The `sh` blocks of the guide, in order. */
+async function shellBlocks(): Promise<string[]> {
+  const text = await readFile(GUIDE, 'utf8');
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+describe('docs/http-guide.md', () => {
+  it('has a block for every endpoint', async () => {
+    const all = (await shellBlocks()).join('\n');
+    for (const path of [
+      '/api/server/health',
+      '/api/server/ready',
+      '/api/agents',
+      '/metrics',
+      '/api/messaging/submit',
+      '/api/messaging/channels/',
+      '/api/tee/status',
+      '/api/tee/agents',
+      '/api/openapi.json',
+      '/api/asyncapi.json',
+      '/webhook',
+      '/secure/webhook',
+      '/send-agent-message',
+      '/github/webhook',
+      '/upload',
+      '/schedule',
+    ]) {
+      expect(all).toContain(`${DOCUMENTED_BASE}${path}`);
+    }
+  });
+
+  it('runs every block as written against a live server, each answering 2xx', async () => {
+    const blocks = await shellBlocks();
+    expect(blocks.length).toBeGreaterThan(15);
+    for (const block of blocks) {
+      // curl -f makes any 4xx or 5xx a non-zero exit, so a wrong body or path fails here.
+      const script = `set -e\n${block.replaceAll(DOCUMENTED_BASE, url)}`;
+      const result = await run('sh', ['-c', script], { cwd }).catch(
+        (error: { stderr?: string; code?: number }) => ({
+          stdout: '',
+          stderr: `exit ${error.code}: ${error.stderr ?? ''}`,
+        }),
+      );
+      expect({ block, stderr: result.stderr }).toEqual({ block, stderr: '' });
+    }
+  });
+});
