@@ -24,7 +24,7 @@ export async function buildServerOptions(
   config: ParleyConfig,
   cwd: string,
 ): Promise<AppServerOptions> {
-  const plugins = await resolvePlugins(config.plugins.join(','), cwd);
-  const pluginsFor = pluginsForAgents(plugins, config.characters);
+  const loaded = await resolvePlugins(config.plugins.join(','), cwd);
+  const { plugins, pluginsFor } = await pluginsForAgents(loaded, config.characters, cwd);
   return { options: { ...toServerOptions(config), plugins: pluginsFor }, plugins, pluginsFor };
 }

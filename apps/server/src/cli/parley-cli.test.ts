@@ -90,7 +90,7 @@ describe('parley test', () => {
     [
       'an unknown PLUGINS item',
       { PLUGINS: 'nope' },
-      'PLUGINS: "nope" is neither an example plugin',
+      'PLUGINS: plugin "nope" was not found. Tried: an example plugin',
     ],
     [
       '"none" mixed with a plugin',
@@ -103,10 +103,12 @@ describe('parley test', () => {
     expect(code).toBe(1);
   });
 
-  it('exits 1 when a character lists a plugin that is not loaded', async () => {
-    await writeFile(join(cwd, 'cy.json'), JSON.stringify({ name: 'Cy', plugins: ['github'] }));
+  it('exits 1 when a character lists a plugin that cannot be loaded', async () => {
+    await writeFile(join(cwd, 'cy.json'), JSON.stringify({ name: 'Cy', plugins: ['nope'] }));
     const { code, stderr } = await run(['test', '--character', 'cy.json'], { PLUGINS: 'webhook' });
-    expect(stderr).toContain('character Cy lists plugin "github", which is not loaded');
+    expect(stderr).toContain(
+      'character Cy: plugin "nope" was not found. Tried: a plugin loaded by PLUGINS (webhook)',
+    );
     expect(code).toBe(1);
   });
 });

@@ -1,29 +1,51 @@
 import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
-import { ConfigError } from '@parley/server';
+import { EXAMPLE_PLUGINS } from './example-plugins';
+import { loadPluginModule } from './load-plugin-module';
+
+/** Every plugin the app loads, and which of them each agent gets. */
+export interface AgentPlugins {
+  /** `PLUGINS` first, then the plugins only characters list, each once. */
+  plugins: Plugin[];
+  pluginsFor: (agent: AgentRuntime) => Plugin[];
+}
 
 /**
- * Which loaded plugins each agent gets: all of them, or, when its character lists `plugins` (by name), those.
- * Checked up front so that a typo in a character file stops start-up with the character's name in the error.
+ * Which plugins each agent gets: every loaded plugin, or, when its character lists `plugins`, those. An entry is
+ * a loaded plugin's name, an example's name, a path (relative to `cwd`) or a package name; entries that are not
+ * loaded yet are loaded here (for that character only). Checked up front, so that a typo in a character file stops
+ * start-up with the character's name and everything that was tried in the error.
  *
- * @throws ConfigError when a character names a plugin that is not loaded.
+ * @throws ConfigError naming the character and the entry that cannot be loaded.
  */
-export function pluginsForAgents(
-  plugins: readonly Plugin[],
+export async function pluginsForAgents(
+  loaded: readonly Plugin[],
   characters: readonly Character[],
-): (agent: AgentRuntime) => Plugin[] {
-  const byName = new Map(plugins.map((plugin) => [plugin.name, plugin]));
+  cwd: string,
+): Promise<AgentPlugins> {
+  const byName = new Map(loaded.map((plugin) => [plugin.name, plugin]));
+  const byEntry = new Map<string, Plugin>();
   for (const character of characters) {
-    for (const name of character.plugins ?? []) {
-      if (!byName.has(name)) {
-        const loaded = [...byName.keys()].join(', ') || 'none';
-        throw new ConfigError(
-          `character ${character.name} lists plugin "${name}", which is not loaded (loaded: ${loaded}; see PLUGINS)`,
-        );
+    for (const entry of character.plugins ?? []) {
+      if (byName.has(entry) || byEntry.has(entry)) continue;
+      const example = EXAMPLE_PLUGINS.get(entry);
+      if (example) {
+        byEntry.set(entry, example);
+        continue;
       }
+      const names = [...byName.keys()].join(', ') || 'none';
+      byEntry.set(
+        entry,
+        await loadPluginModule(entry, cwd, `character ${character.name}`, [
+          `a plugin loaded by PLUGINS (${names})`,
+        ]),
+      );
     }
   }
-  return (agent) => {
-    const names = agent.character.plugins;
-    return names ? plugins.filter((plugin) => names.includes(plugin.name)) : [...plugins];
+  const plugins = [...new Set([...loaded, ...byEntry.values()])];
+  const pluginsFor = (agent: AgentRuntime): Plugin[] => {
+    const entries = agent.character.plugins;
+    if (!entries) return [...loaded];
+    return [...new Set(entries.map((entry) => (byName.get(entry) ?? byEntry.get(entry))!))];
   };
+  return { plugins, pluginsFor };
 }
