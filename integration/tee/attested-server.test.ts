@@ -1,12 +1,37 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, createServer, type ParleyServer } from '@parley/server';
-import { createTeeClient, verifyAgentAttestation, verifyAgentsAttestation } from '@parley/tee';
+import { createLogger, createServer, parseTeeConfig, type ParleyServer } from '@parley/server';
+import {
+  createTeeClient,
+  type MeasurementPolicy,
+  replayEventLog,
+  verifyAgentAttestation,
+  verifyAgentsAttestation,
+} from '@parley/tee';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SALT = 'integration-test-salt';
 const characters = [{ name: 'Ada' }, { name: 'Bob' }];
+
+/**
+ * The reference values a relying party pins for Parley's simulator "image": its MRTD and RTMR0-2 are SHA-384
+ * of fixed labels, and the compose hash is SHA-256 of its app-compose.json. (For real hardware these come from
+ * the image build and the app's compose file.)
+ */
+const label = (text: string) =>
+  createHash('sha384').update(`parley/dstack-simulator/${text}`).digest('hex');
+const SIMULATOR_COMPOSE_HASH = 'b4736d863467d1efab64139292241c38355dbf86a766816f234435478419f8e0';
+const policy: MeasurementPolicy = {
+  mrTd: label('mrtd'),
+  rtmr0: label('rtmr0'),
+  rtmr1: label('rtmr1'),
+  rtmr2: label('rtmr2'),
+  mrConfigId: '00'.repeat(48),
+  tdAttributes: { mask: '0100000000000000', value: '0000000000000000' },
+  eventLog: { composeHash: SIMULATOR_COMPOSE_HASH },
+};
 
 /** A full server in TEE_MODE=LOCAL, checked the way a third party would check it. */
 describe('a TEE server verified with @parley/tee', () => {
@@ -18,7 +43,7 @@ describe('a TEE server verified with @parley/tee', () => {
       port: 0,
       logger: createLogger('silent'),
       characters,
-      env: { TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: SALT },
+      tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: SALT }),
       database: { kind: 'pglite', dataDir },
     });
     return (await server.start()).url;
@@ -50,6 +75,50 @@ describe('a TEE server verified with @parley/tee', () => {
     expect(verifyAgentsAttestation(listed, { nonce: 'other', allowSimulator: true }).valid).toBe(
       false,
     );
+  });
+
+  it('verifies agent, key, platform and code in one call: measurements and the event log replayed', async () => {
+    const nonce = `policy-${Date.now()}`;
+    const listed = await createTeeClient({ baseUrl: server.url }).agents(nonce);
+    const result = verifyAgentsAttestation(listed, {
+      nonce,
+      allowSimulator: true,
+      measurements: policy,
+    });
+    expect(result).toMatchObject({
+      valid: true,
+      eventLog: { app: { composeHash: SIMULATOR_COMPOSE_HASH } },
+    });
+    // The log the server served beside the quote shows which events produced RTMR3.
+    const replay = replayEventLog(listed.eventLog ?? []);
+    expect(replay.valid && replay.events.map((event) => event.event)).toEqual([
+      'system-preparing',
+      'app-id',
+      'compose-hash',
+      'instance-id',
+      'boot-mr-done',
+      'key-provider',
+      'system-ready',
+    ]);
+    // Another app, another image, or a log that does not replay: refused.
+    const otherApp = { ...policy, eventLog: { composeHash: 'ab'.repeat(32) } };
+    expect(
+      verifyAgentsAttestation(listed, { nonce, allowSimulator: true, measurements: otherApp }),
+    ).toMatchObject({
+      failure: 'EVENT_LOG',
+    });
+    const otherImage = { ...policy, mrTd: label('another image') };
+    expect(
+      verifyAgentsAttestation(listed, { nonce, allowSimulator: true, measurements: otherImage }),
+    ).toMatchObject({
+      failure: 'MEASUREMENT',
+    });
+    const truncated = { ...listed, eventLog: listed.eventLog?.slice(0, 3) };
+    expect(
+      verifyAgentsAttestation(truncated, { nonce, allowSimulator: true, measurements: policy }),
+    ).toMatchObject({
+      failure: 'EVENT_LOG',
+    });
   });
 
   it('keeps each registration across a restart', async () => {

@@ -27,6 +27,15 @@ export type {
   QuoteVerification,
   VerifyQuoteOptions,
 } from './quote/quote-verification';
+export { replayEventLog, dstackEventDigest, extendRegister } from './event-log/replay-event-log';
+export type { EventLogReplay, ReplayedEvent } from './event-log/replay-event-log';
+export { readDstackAppInfo } from './event-log/dstack-app-info';
+export type { DstackAppInfo } from './event-log/dstack-app-info';
+export { DSTACK_RUNTIME_EVENT_TYPE } from './event-log/tee-event';
+export type { TeeEvent } from './event-log/tee-event';
+export { checkMeasurements } from './policy/check-measurements';
+export type { MeasurementCheck } from './policy/check-measurements';
+export type { BitRule, Expected, MeasurementPolicy } from './policy/measurement-policy';
 export { INTEL_SGX_ROOT_CA_PEM } from './roots/intel-sgx-root-ca';
 export { SIMULATOR_ROOT_CA_PEM } from './roots/simulator-root-ca';
 

@@ -37,7 +37,7 @@ function registrationIdOf(agentId: string, publicKey: string): string {
  * Registers one agent in the TEE: derives its key from salt and agent id inside the TEE, then quotes the digest
  * of `{agentId, agentName, publicKey, createdAt}`. A stored registration with the same key and name is reused
  * as is (idempotent); a renamed agent keeps its `createdAt` and gets a fresh quote; a new key is a new
- * registration.
+ * registration. Processes sharing one database converge on the first stored record.
  */
 export async function registerAgent(
   context: RegisterAgentContext,
@@ -61,6 +61,9 @@ export async function registerAgent(
   };
   const { quote } = await guest.getQuote(agentReportData(binding));
   const record: TeeAgent = { id, ...binding, attestation: quoteToBase64(quote) };
-  await store.put(record);
-  return record;
+  // Another process sharing the database may register the same agent at the same time: the store keeps
+  // exactly one record, and every process answers with that one.
+  const winner = stored ? await store.replace(record, stored) : await store.putIfAbsent(record);
+  const agrees = winner.publicKey === publicKey && winner.agentName === agent.name;
+  return agrees ? winner : record;
 }

@@ -1,6 +1,7 @@
 import type { TeeAgentsResponse } from '@parley/core';
 import {
   parseTdxQuote,
+  replayEventLog,
   verifyAgentAttestation,
   verifyAgentsAttestation,
   verifyQuote,
@@ -37,6 +38,22 @@ describe('verifying the server with @parley/tee', () => {
   it('accepts the genuine simulator response under the simulator policy', () => {
     const result = verifyAgentsAttestation(response, { nonce: NONCE, allowSimulator: true });
     expect(result).toMatchObject({ valid: true, root: 'simulator' });
+  });
+
+  it('serves the event log beside the list quote: it replays to RTMR3 and names the app', async () => {
+    const replay = replayEventLog(response.eventLog ?? []);
+    expect(replay).toMatchObject({ valid: true });
+    if (!replay.valid) return;
+    expect(replay.rtmrs[3]).toBe(parseTdxQuote(response.attestation).body.rtmr3);
+    const info = await createDstackSimulator({ salt: SALT }).info();
+    const composeHash = replay.events.find((event) => event.event === 'compose-hash')?.payload;
+    expect(composeHash).toBe(info.compose_hash);
+    const result = verifyAgentsAttestation(response, {
+      nonce: NONCE,
+      allowSimulator: true,
+      measurements: { eventLog: { composeHash: info.compose_hash as string, appId: info.app_id } },
+    });
+    expect(result).toMatchObject({ valid: true, eventLog: { app: { appId: info.app_id } } });
   });
 
   it('puts the bound digest at bytes 568..632 of the quote', () => {
@@ -110,7 +127,7 @@ describe('verifying the server with @parley/tee', () => {
     // A corrupted store hands back a record whose quote belongs to another agent; the list still binds it.
     const [first, second] = response.agents;
     const store = createMemoryTeeAgentStore();
-    await store.put({ ...second!, attestation: first!.attestation });
+    await store.putIfAbsent({ ...second!, attestation: first!.attestation });
     const service = createTeeService({ config, logger: createCapturingLogger().logger, store });
     await service.register([{ agentId: second!.agentId, name: second!.agentName }]);
     const list = await service.listAgents(NONCE);

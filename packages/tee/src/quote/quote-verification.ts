@@ -1,5 +1,9 @@
 import type { TdxCollateral } from '../collateral/collateral';
 import type { TcbEvaluation, TcbStatus } from '../collateral/tcb-evaluation';
+import type { DstackAppInfo } from '../event-log/dstack-app-info';
+import type { ReplayedEvent } from '../event-log/replay-event-log';
+import type { TeeEvent } from '../event-log/tee-event';
+import type { MeasurementPolicy } from '../policy/measurement-policy';
 import type { TdxQuote } from './tdx-quote';
 
 /** Which check a quote failed, from the outside in. */
@@ -57,6 +61,8 @@ export type QuoteVerification =
       root: 'intel' | 'simulator' | 'custom';
       /** TCB status, advisories and dates; present when collateral was given. */
       tcb?: TcbEvaluation;
+      /** The replayed event log and the dstack app it names; present when the policy checked it. */
+      eventLog?: { events: ReplayedEvent[]; app: DstackAppInfo };
     }
   | { valid: false; failure: QuoteFailure; message: string };
 
@@ -76,6 +82,10 @@ export interface VerifyQuoteOptions {
   collateral?: TdxCollateral;
   /** TCB statuses to accept when collateral is given (default: all but `Revoked`). */
   acceptedTcbStatuses?: readonly TcbStatus[];
+  /** Expected measurements (MRTD, RTMRs, mrConfigId, attributes, app via the event log). */
+  measurements?: MeasurementPolicy;
+  /** The event log served with the quote (`eventLog` of `GET /api/tee/agents`), for `measurements.eventLog`. */
+  eventLog?: readonly TeeEvent[];
 }
 
 /** Shorthand for a failed verification. */

@@ -2,6 +2,7 @@ import { bytesEqual, hexToBytes } from '../bytes';
 import { failureOf } from '../collateral/collateral-error';
 import { evaluateCollateral } from '../collateral/evaluate-collateral';
 import { TCB_STATUSES, type TcbEvaluation } from '../collateral/tcb-evaluation';
+import { checkMeasurements } from '../policy/check-measurements';
 import { parseTdxQuote } from './parse-tdx-quote';
 import { anchorsFor } from './pinned-anchors';
 import { failed, type QuoteVerification, type VerifyQuoteOptions } from './quote-verification';
@@ -41,7 +42,8 @@ function checkPolicy(quote: TdxQuote, options: VerifyQuoteOptions): QuoteVerific
  * chain up to a pinned root (Intel SGX Root CA; the simulator root only with `allowSimulator`); the QE report
  * (signed by the PCK leaf, binding the attestation key, upper report data zero, Intel's TD QE identity); the
  * attestation key's signature over header and TD report; Intel's QE vendor id; with `collateral`, revocation
- * and TCB status; then the debug policy and, when given, the expected report data.
+ * and TCB status; then the debug policy, the expected report data and the measurement policy (with the event
+ * log replayed into RTMR3).
  *
  * Without collateral, revocation and TCB level are not checked: a genuine quote from a platform with known
  * vulnerabilities verifies. Pass collateral (see `parseDcapQvlCollateral`, `collateralFromPcs`) to know.
@@ -99,5 +101,19 @@ export function verifyQuote(
   }
   const policy = checkPolicy(parsed, options);
   if (policy) return policy;
-  return { valid: true, quote: parsed, root: chain.anchor, ...(tcb && { tcb }) };
+  const measured = options.measurements
+    ? checkMeasurements(parsed, options.measurements, options.eventLog)
+    : undefined;
+  if (measured && !measured.valid) return failed(measured.failure, measured.message);
+  const eventLog = measured?.eventLog && {
+    events: measured.eventLog.replay.events,
+    app: measured.eventLog.app,
+  };
+  return {
+    valid: true,
+    quote: parsed,
+    root: chain.anchor,
+    ...(tcb && { tcb }),
+    ...(eventLog && { eventLog }),
+  };
 }
