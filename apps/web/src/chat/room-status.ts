@@ -34,7 +34,11 @@ export class RoomStatus {
 
   /** The display name of an entity id. */
   nameOf(userId: string): string {
-    return this.#names.get(userId) ?? userId;
+    // A chat page's id is `user-<uuid>` and its default name `Guest <4 hex>`: the best guess until it speaks.
+    return (
+      this.#names.get(userId) ??
+      (/^user-[0-9a-f]{4}/.test(userId) ? `Guest ${userId.slice(5, 9)}` : userId)
+    );
   }
 
   /** Shows that an agent is producing a reply (`undefined` clears it). */

@@ -1,0 +1,204 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveWebPage } from '../../apps/server/src/web/serve-web-page';
+import { launchChromium, recordPageProblems } from './browser';
+
+const SCREENSHOT = join(tmpdir(), 'parley-web', 'chat-page.png');
+
+/** The app's server with the chat page, on a free port, with an in-memory database and the offline model. */
+async function startAppServer(authToken?: string) {
+  const server = createServer({
+    port: 0,
+    logger: createLogger('silent'),
+    env: {},
+    database: { kind: 'pglite', dataDir: 'memory' },
+    characters: [{ name: 'Eliza' }, { name: 'Rogers' }],
+    authToken,
+  });
+  serveWebPage(server);
+  const { url } = await server.start();
+  return { server, url };
+}
+
+async function openPage(
+  context: BrowserContext,
+  url: string,
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems = recordPageProblems(page);
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** The agent reply that answers `text`: the agent bubble after the user's bubble with that text. */
+function replyTo(page: Page, text: string) {
+  return page
+    .locator('li.message.own', { hasText: text })
+    .locator('xpath=following-sibling::li[contains(@class,"agent")][1]');
+}
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('chat page in headless Chromium', () => {
+  let server: ParleyServer;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ server, url } = await startAppServer());
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('talks to an agent over the socket and REST stream, with typing and presence from a second page', async () => {
+    const alice = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const bob = await browser.newContext();
+    try {
+      const { page, problems } = await openPage(alice, url);
+
+      // Pick an agent.
+      const agent = page.getByLabel('Agent');
+      await expect
+        .poll(() => agent.locator('option').allTextContents())
+        .toEqual(['Eliza', 'Rogers']);
+      await agent.selectOption({ label: 'Eliza' });
+      await page.getByLabel('Your name').fill('Alice');
+      await page.getByLabel('Your name').press('Tab');
+
+      // Send over the socket (the default) and watch the reply stream in.
+      await page.getByLabel('Message').fill('I feel happy today');
+      await page.getByLabel('Message').press('Enter');
+      const socketReply = replyTo(page, 'I feel happy today');
+      await expect.poll(() => socketReply.getAttribute('data-sources')).toContain('socket');
+      await expect.poll(() => socketReply.getAttribute('class')).not.toContain('streaming');
+      expect((await socketReply.locator('.text').textContent())?.trim()).not.toBe('');
+      expect(await socketReply.locator('.sender').textContent()).toBe('Eliza');
+
+      // A second page joins the same channel: presence, then its typing indicator.
+      const channelId = new URL(page.url()).hash.replace('#channel=', '');
+      expect(channelId).toMatch(/^[0-9a-f-]{36}$/);
+      const second = await openPage(bob, `${url}/#channel=${channelId}`);
+      const bobId = await second.page.evaluate<string | null>(
+        "localStorage.getItem('parley.entityId')",
+      );
+      // Until Bob speaks, Alice knows him by his id's default name.
+      const guestName = `Guest ${bobId!.slice(5, 9)}`;
+      await expect.poll(() => page.locator('.members').textContent()).toContain(guestName);
+      await expect.poll(() => page.locator('.notice').last().textContent()).toContain('joined');
+      // The second page sees the history.
+      await expect
+        .poll(() => second.page.locator('li.message.own, li.message.other').allTextContents())
+        .toContainEqual(expect.stringContaining('I feel happy today'));
+
+      await second.page.getByLabel('Your name').fill('Bob');
+      await second.page.getByLabel('Your name').press('Tab');
+      await second.page.getByLabel('Message').fill('Hello from Bob');
+      await second.page.getByLabel('Message').press('Enter');
+      await expect
+        .poll(() => page.locator('li.message.other').allTextContents())
+        .toContainEqual(expect.stringContaining('Hello from Bob'));
+      await second.page.getByLabel('Message').pressSequentially('typing…');
+      await expect.poll(() => page.locator('.typing').textContent()).toContain('Bob is typing');
+
+      // Switch to REST stream mode: the reply comes as server-sent events.
+      await page.getByLabel('REST stream').check();
+      await page.getByLabel('Message').fill('I am sad about the weather');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const streamReply = replyTo(page, 'I am sad about the weather');
+      await expect.poll(() => streamReply.getAttribute('data-sources')).toContain('sse');
+      await expect.poll(() => streamReply.getAttribute('class')).not.toContain('streaming');
+      expect((await streamReply.locator('.text').textContent())?.trim()).not.toBe('');
+      await expect.poll(() => page.locator('#send-error').textContent()).toBe('');
+
+      // The second page leaves: presence updates.
+      await bob.close();
+      await expect.poll(() => page.locator('.notice').last().textContent()).toContain('left');
+
+      // The server drops every socket: the banner says so, the page reconnects, rejoins and can send.
+      // Scripts run in the page are strings: this package is type-checked without the DOM library.
+      await page.evaluate(`
+        window.bannerLog = [];
+        const banner = document.querySelector('.banner');
+        new MutationObserver(() => window.bannerLog.push(banner.textContent)).observe(banner, {
+          childList: true, characterData: true, subtree: true,
+        });
+      `);
+      server.io.disconnectSockets(true);
+      await expect
+        .poll(() => page.evaluate<string[]>('window.bannerLog'))
+        .toContainEqual(expect.stringContaining('reconnecting'));
+      await expect.poll(() => page.locator('.banner').isHidden()).toBe(true);
+      await page.getByLabel('Socket').check();
+      await page.getByLabel('Message').fill('Back again');
+      await page.getByLabel('Message').press('Enter');
+      await expect
+        .poll(() => replyTo(page, 'Back again').getAttribute('data-sources'))
+        .toContain('socket');
+
+      // The channel is remembered, the TEE badge shows the status.
+      await expect.poll(() => page.locator('.recent button').count()).toBe(1);
+      await expect.poll(() => page.locator('.tee-badge').textContent()).toBe('TEE: off');
+
+      await mkdir(join(tmpdir(), 'parley-web'), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      expect((await stat(SCREENSHOT)).size).toBeGreaterThan(10_000);
+      expect(problems).toEqual([]);
+      expect(second.problems).toEqual([]);
+    } finally {
+      await alice.close();
+      await bob.close().catch(() => {});
+    }
+  });
+});
+
+describe('chat page with SERVER_AUTH_TOKEN', () => {
+  let server: ParleyServer;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ server, url } = await startAppServer('page-test-token'));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('asks for the API key, keeps it for the tab and uses it for REST and the socket', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await expect.poll(() => page.locator('#agent-error').textContent()).toContain('API key');
+
+      await page.getByLabel('API key').fill('page-test-token');
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await expect.poll(() => page.getByLabel('Agent').locator('option').count()).toBe(2);
+      expect(await page.evaluate<string | null>("sessionStorage.getItem('parley.apiKey')")).toBe(
+        'page-test-token',
+      );
+      expect(
+        await page.evaluate<string | null>("localStorage.getItem('parley.apiKey')"),
+      ).toBeNull();
+
+      await page.getByLabel('Message').fill('Hello with a key');
+      await page.getByLabel('Message').press('Enter');
+      const reply = replyTo(page, 'Hello with a key');
+      await expect.poll(() => reply.getAttribute('data-sources')).toContain('socket');
+    } finally {
+      await context.close();
+    }
+  });
+});
