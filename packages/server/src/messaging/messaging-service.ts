@@ -37,6 +37,19 @@ export interface UserMessageInput {
   messageId?: string;
   /** The agent that should answer; default: the channel's agent, else the default agent. */
   agentId?: string;
+  /**
+   * `messageId` was derived from an idempotency key: a message already stored under it with the same channel,
+   * author and text is this request again, not a conflict.
+   */
+  idempotent?: boolean;
+}
+
+/** A user message as posted: stored now, or found stored by an earlier try of the same idempotent request. */
+export interface PostedUserMessage {
+  message: StoredMessage;
+  agent: AgentProfile;
+  /** True when the message was already stored by an earlier try. */
+  replayed: boolean;
 }
 
 /** How much reply work the server takes on before it says no. */
@@ -97,6 +110,8 @@ export class MessagingService {
   readonly #modelCalls: LimitFunction;
   readonly #channelAgents = new Map<string, string>();
   readonly #replies = new Map<string, ReplyStream>();
+  /** The same replies by the message they answer, for idempotent retries. */
+  readonly #repliesTo = new Map<string, ReplyStream>();
   readonly #pendingByChannel = new Map<string, number>();
   #pending = 0;
   readonly #stopping = new AbortController();
@@ -117,11 +132,17 @@ export class MessagingService {
     };
   }
 
-  /** Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply. */
-  submit(input: AgentMessage): Promise<StoredMessage> {
+  /**
+   * Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply.
+   * With `idempotentId`, a message already stored under that id with the same content is returned as it is.
+   */
+  async submit(
+    input: AgentMessage,
+    idempotentId?: string,
+  ): Promise<{ message: StoredMessage; replayed: boolean }> {
     const author = this.#options.agents.find(input.author_id);
-    return this.#storeAndBroadcast({
-      id: reservedUuid(),
+    const stored = await this.#storeOnce({
+      id: idempotentId ?? reservedUuid(),
       channelId: input.channel_id,
       serverId: input.server_id,
       authorId: input.author_id,
@@ -133,7 +154,8 @@ export class MessagingService {
       inReplyTo: input.in_reply_to ?? null,
       createdAt: new Date(),
       channelAgentId: author?.agentId ?? null,
-    });
+    }, idempotentId !== undefined);
+    return stored;
   }
 
   /**
@@ -149,7 +171,7 @@ export class MessagingService {
     const post = parseOrThrow(agentPostSchema, input, 'message');
     const name = agent.character.name;
     const message = await this.#options.store.insert({
-      id: options.id ?? reservedUuid(),
+      id: options.id ?? post.id ?? reservedUuid(),
       channelId: post.channelId,
       serverId: post.serverId ?? DEFAULT_SERVER_ID,
       authorId: agent.agentId,
@@ -212,25 +234,39 @@ export class MessagingService {
    * Stores and broadcasts a user's message; returns it with the agent that will answer. Refused before
    * anything is stored when the channel (RATE_LIMITED) or the server (UNAVAILABLE) has too many replies waiting.
    */
-  async postUserMessage(
-    input: UserMessageInput,
-  ): Promise<{ message: StoredMessage; agent: AgentProfile }> {
+  async postUserMessage(input: UserMessageInput): Promise<PostedUserMessage> {
     this.#admit(input.channelId);
     const agent = await this.resolveAgent(input.channelId, input.agentId);
-    const message = await this.#storeAndBroadcast({
-      id: input.messageId ?? reservedUuid(),
-      channelId: input.channelId,
-      serverId: input.serverId ?? DEFAULT_SERVER_ID,
-      authorId: input.entityId,
-      authorName: input.senderName ?? input.entityId,
-      content: input.text,
-      sourceType: input.source,
-      metadata: input.metadata ?? {},
-      createdAt: new Date(),
-      channelAgentId: agent.agentId,
-    });
+    const { message, replayed } = await this.#storeOnce(
+      {
+        id: input.messageId ?? reservedUuid(),
+        channelId: input.channelId,
+        serverId: input.serverId ?? DEFAULT_SERVER_ID,
+        authorId: input.entityId,
+        authorName: input.senderName ?? input.entityId,
+        content: input.text,
+        sourceType: input.source,
+        metadata: input.metadata ?? {},
+        createdAt: new Date(),
+        channelAgentId: agent.agentId,
+      },
+      input.idempotent === true,
+    );
     this.#rememberChannelAgent(input.channelId, agent.agentId);
-    return { message, agent };
+    return { message, agent, replayed };
+  }
+
+  /**
+   * The reply to a message posted again by an idempotent retry: the one running or kept in memory, else the
+   * stored one (as a finished stream the room does not receive again), else a new reply, when the process that
+   * took the first try died before answering.
+   */
+  async replyOnce(agent: AgentProfile, userMessage: StoredMessage): Promise<ReplyStream> {
+    const running = this.#repliesTo.get(userMessage.id);
+    if (running) return running;
+    const stored = await this.#options.store.findReplyTo(userMessage.id);
+    if (stored) return ReplyStream.ofStored(stored, agent);
+    return this.reply(agent, userMessage);
   }
 
   /**
@@ -240,6 +276,7 @@ export class MessagingService {
   reply(agent: AgentProfile, userMessage: StoredMessage): ReplyStream {
     const channelId = userMessage.channel_id;
     const stream = this.#open(reservedUuid(), channelId, userMessage.id);
+    this.#repliesTo.set(userMessage.id, stream);
     this.#count(channelId, 1);
     void this.#queue
       .run(channelId, () =>
@@ -283,10 +320,12 @@ export class MessagingService {
     deliverToRoom(stream, this.#options.broadcaster);
     this.#replies.set(replyId, stream);
     void stream.ended.then(() => {
-      const timer = setTimeout(
-        () => this.#replies.delete(replyId),
-        this.#options.replyLingerMs ?? 10_000,
-      );
+      const timer = setTimeout(() => {
+        this.#replies.delete(replyId);
+        if (inReplyTo !== null && this.#repliesTo.get(inReplyTo) === stream) {
+          this.#repliesTo.delete(inReplyTo);
+        }
+      }, this.#options.replyLingerMs ?? 10_000);
       timer.unref();
     });
     return stream;
@@ -318,10 +357,35 @@ export class MessagingService {
     else this.#pendingByChannel.set(channelId, count);
   }
 
-  async #storeAndBroadcast(message: NewMessage): Promise<StoredMessage> {
-    const stored = await this.#options.store.insert(message);
-    this.#options.broadcaster.emit(stored.channel_id, 'messageBroadcast', toBroadcast(stored));
-    return stored;
+  /**
+   * Stores and broadcasts a message. When `idempotent`, a message already stored under its id is the same request
+   * again if it has the same channel, author and text (it is returned, not broadcast again); anything else under
+   * that id is a CONFLICT.
+   */
+  async #storeOnce(
+    message: NewMessage,
+    idempotent = false,
+  ): Promise<{ message: StoredMessage; replayed: boolean }> {
+    try {
+      const stored = await this.#options.store.insert(message);
+      this.#options.broadcaster.emit(stored.channel_id, 'messageBroadcast', toBroadcast(stored));
+      return { message: stored, replayed: false };
+    } catch (error) {
+      if (!idempotent || !ParleyError.isInstance(error) || error.code !== 'CONFLICT') throw error;
+      const existing = await this.#options.store.get(message.id);
+      const same =
+        existing?.channel_id === message.channelId &&
+        existing.author_id === message.authorId &&
+        existing.content === message.content;
+      if (!existing || !same) {
+        throw new ParleyError(
+          'CONFLICT',
+          'This Idempotency-Key was already used for a different request',
+          { cause: error },
+        );
+      }
+      return { message: existing, replayed: true };
+    }
   }
 
   #rememberChannelAgent(channelId: string, agentId: string) {

@@ -1,3 +1,5 @@
+import type { StoredMessage } from '@parley/core';
+import type { AgentProfile } from '../agents/agent-profile';
 import type { ReplyFinalPart, ReplyPart } from './reply-part';
 
 /** Receives each part of a reply, in order. */
@@ -26,6 +28,31 @@ export class ReplyStream {
     this.channelId = channelId;
     this.inReplyTo = inReplyTo;
     this.ended = new Promise((resolve) => (this.#end = resolve));
+  }
+
+  /** A finished reply rebuilt from its stored message: its whole text as one delta, then its end. */
+  static ofStored(message: StoredMessage, agent: AgentProfile): ReplyStream {
+    const stream = new ReplyStream(message.id, message.channel_id, message.in_reply_to);
+    const replyId = message.id;
+    const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
+    stream.write({
+      type: 'reply-start',
+      replyId,
+      channelId: message.channel_id,
+      agentId: agent.agentId,
+      agentName: agent.character.name,
+      inReplyTo: message.in_reply_to,
+    });
+    stream.write({ type: 'text-delta', replyId, delta: message.content, index: 0 });
+    stream.write({
+      type: 'reply-end',
+      replyId,
+      message,
+      text: message.content,
+      actions,
+      thought,
+    });
+    return stream;
   }
 
   /** The last part, once the reply has ended. */

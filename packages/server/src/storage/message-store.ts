@@ -183,6 +183,20 @@ export class MessageStore {
     return rows.map(fromRow);
   }
 
+  /** The first stored message that answers `messageId` (its reply), if any. */
+  async findReplyTo(messageId: string): Promise<StoredMessage | undefined> {
+    const row = await storageCall('message', () =>
+      this.#db
+        .selectFrom('messages')
+        .select(MESSAGE_COLUMNS)
+        .where('in_reply_to', '=', messageId)
+        .orderBy('seq')
+        .limit(1)
+        .executeTakeFirst(),
+    );
+    return row && fromRow(row);
+  }
+
   /** A message by id, if it exists. */
   async get(messageId: string): Promise<StoredMessage | undefined> {
     const row = await storageCall('message', () =>

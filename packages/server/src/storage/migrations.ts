@@ -84,6 +84,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('messages').dropConstraint('messages_channel_id_fkey').execute();
     },
   },
+  '0005_messages_in_reply_to': {
+    // An idempotent retry looks up the reply to its message (replies are few per message: no unique index).
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex('messages_in_reply_to_idx')
+        .on('messages')
+        .column('in_reply_to')
+        .where(sql.ref('in_reply_to'), 'is not', null)
+        .execute();
+    },
+  },
 };
 
 /** Serves the migrations above to Kysely's Migrator. */

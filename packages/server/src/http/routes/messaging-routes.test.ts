@@ -416,6 +416,73 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
     });
   });
 
+  describe.skipIf(skip)('Idempotency-Key', () => {
+    it('submit: the same key and body answer the first message again; another body is a 409', async () => {
+      const channelId = randomUUID();
+      const message = { channel_id: channelId, author_id: 'bot', content: 'once' };
+      const key = { 'idempotency-key': randomUUID() };
+      const first = await post('/api/messaging/submit', message, key);
+      const again = await post('/api/messaging/submit', message, key);
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      const firstId = ((await first.json()) as { data: { id: string } }).data.id;
+      expect(((await again.json()) as { data: { id: string } }).data.id).toBe(firstId);
+      expect(await history(channelId)).toHaveLength(1);
+      const other = await post('/api/messaging/submit', { ...message, content: 'twice?' }, key);
+      expect(other.status).toBe(409);
+      expect(await history(channelId)).toHaveLength(1);
+    });
+
+    it('channel messages: a retry in any mode gets the same message and the same reply, stored once', async () => {
+      const channelId = randomUUID();
+      model.behaviour = { reply: 'Only once.' };
+      const key = { 'idempotency-key': 'retry-me' + randomUUID() };
+      const message = { text: 'do it once', entityId: 'u', mode: 'sync' };
+      const first = (await (await post(channelPath(channelId), message, key)).json()) as {
+        userMessage: { id: string };
+        replyId: string;
+        agentResponse: { text: string };
+      };
+      const again = (await (
+        await post(channelPath(channelId), message, key)
+      ).json()) as typeof first;
+      expect(again).toEqual(first);
+      expect(first.agentResponse.text).toBe('Only once.');
+
+      const streamed = await post(channelPath(channelId), { ...message, mode: 'stream' }, key);
+      const events = parseSse(await streamed.text());
+      expect(events[0]).toMatchObject({
+        event: 'user_message',
+        data: { id: first.userMessage.id },
+      });
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { text: 'Only once.' } });
+
+      const queued = await post(channelPath(channelId), { ...message, mode: 'websocket' }, key);
+      expect(queued.status).toBe(202);
+      expect(await queued.json()).toMatchObject({ replyId: first.replyId });
+      expect((await history(channelId)).map((m) => m.content)).toEqual([
+        'Only once.',
+        'do it once',
+      ]);
+
+      const changed = await post(
+        channelPath(channelId),
+        { ...message, text: 'something else' },
+        key,
+      );
+      expect(changed.status).toBe(409);
+    });
+
+    it('refuses an empty or over-long key with 400', async () => {
+      const body = { channel_id: randomUUID(), author_id: 'bot', content: 'x' };
+      for (const key of ['', 'k'.repeat(256)]) {
+        expect((await post('/api/messaging/submit', body, { 'idempotency-key': key })).status).toBe(
+          400,
+        );
+      }
+    });
+  });
+
   describe.skipIf(skip)('GET channel messages', () => {
     it('lists newest first with limit and before, and validates the query', async () => {
       const channelId = randomUUID();

@@ -12,6 +12,7 @@ import type { ReplyFinalPart } from '../../messaging/reply-part';
 import type { ReplyStream } from '../../messaging/reply-stream';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
+import { idempotentMessageId } from '../idempotency-key';
 import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
 import { sendReplyEvents, sendStoredReply, startOf } from '../reply-events';
@@ -38,7 +39,7 @@ export function messagingRoutes(
 
   routes.post('/api/messaging/submit', async (c) => {
     const body = await readJsonBody(c, agentMessageSchema, 'message');
-    const message = await messaging.submit(body);
+    const { message } = await messaging.submit(body, idempotentMessageId(c, 'submit'));
     return c.json(success(message), 201);
   });
 
@@ -56,7 +57,8 @@ export function messagingRoutes(
     if (resumeFrom) return resume(messaging, resumeFrom, options);
 
     const body = await readJsonBody(c, channelMessageRequestSchema, 'message');
-    const { message, agent } = await messaging.postUserMessage({
+    const messageId = idempotentMessageId(c, 'channel-message');
+    const { message, agent, replayed } = await messaging.postUserMessage({
       channelId,
       text: body.text,
       entityId: body.entityId,
@@ -64,8 +66,11 @@ export function messagingRoutes(
       metadata: body.metadata,
       agentId: body.agentId,
       source: 'api',
+      messageId,
+      idempotent: messageId !== undefined,
     });
-    const reply = messaging.reply(agent, message);
+    // A retry of a request already taken gets the same reply again, never a second one.
+    const reply = replayed ? await messaging.replyOnce(agent, message) : messaging.reply(agent, message);
     const userMessage = { id: message.id, text: message.content };
 
     if (body.mode === 'stream') {
