@@ -5,8 +5,9 @@
  */
 export function extractSignedJson(text: string, key: string): string | undefined {
   const marker = `"${key}":`;
-  const start = text.indexOf('{', text.indexOf(marker) + marker.length);
-  if (text.indexOf(marker) < 0 || start < 0) return undefined;
+  const at = text.indexOf(marker);
+  const start = at < 0 ? -1 : text.indexOf('{', at + marker.length);
+  if (start < 0) return undefined;
   let depth = 0;
   let inString = false;
   for (let index = start; index < text.length; index += 1) {

@@ -13,10 +13,6 @@ function maskedEqual(actualHex: string, expectedHex: string, maskHex: string): b
   );
 }
 
-/** MISCSELECT is a little-endian u32 in the report and big-endian hex in the identity. */
-const miscSelectHex = (reportHex: string) =>
-  Buffer.from(reportHex, 'hex').reverse().toString('hex');
-
 /**
  * Checks the QE report against Intel's QE identity (MRSIGNER, ISVPRODID, masked MISCSELECT and attributes) and
  * finds the QE's TCB level by its ISVSVN.
@@ -27,7 +23,8 @@ export function matchQeIdentity(identity: QeIdentity, qe: QeReport): StatusWithA
   if (
     identity.mrsigner.toLowerCase() !== qe.mrSigner ||
     identity.isvprodid !== qe.isvProdId ||
-    !maskedEqual(miscSelectHex(qe.miscSelect), identity.miscselect, identity.miscselectMask) ||
+    // MISCSELECT is compared byte for byte, in report order, as Intel's verifier reads both.
+    !maskedEqual(qe.miscSelect, identity.miscselect, identity.miscselectMask) ||
     !maskedEqual(qe.attributes, identity.attributes, identity.attributesMask)
   ) {
     throw collateralError('QE_IDENTITY', 'the QE report does not match the QE identity');
