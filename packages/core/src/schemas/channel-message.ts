@@ -57,7 +57,11 @@ export type SyncModeResponse = z.infer<typeof syncModeResponseSchema>;
 /** Query of `GET /api/messaging/channels/{channelId}/messages`. */
 export const channelHistoryQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: instantSchema.optional(),
+  /**
+   * Where the page ends: a message id (the oldest message of the previous page: the exact cursor, never
+   * skipping messages that share a timestamp) or an ISO 8601 instant (only messages strictly before it).
+   */
+  before: z.union([uuidSchema, instantSchema]).optional(),
 });
 
 /** @see channelHistoryQuerySchema */

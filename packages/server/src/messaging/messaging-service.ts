@@ -300,7 +300,7 @@ export class MessagingService {
   history(channelId: string, query: HistoryQuery): Promise<StoredMessage[]> {
     return this.#options.store.list(channelId, {
       limit: query.limit,
-      before: query.before ? new Date(query.before) : undefined,
+      before: toHistoryCursor(query.before),
     });
   }
 
@@ -396,4 +396,12 @@ export class MessagingService {
     }
     this.#channelAgents.set(channelId, agentId);
   }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A history `before`: a message id (the exact cursor) or an instant. */
+function toHistoryCursor(before: string | undefined): Date | { messageId: string } | undefined {
+  if (before === undefined) return undefined;
+  return UUID.test(before) ? { messageId: before } : new Date(before);
 }

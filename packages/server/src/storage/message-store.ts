@@ -32,8 +32,8 @@ export interface ChannelRecord {
 /** Options of a history query. */
 export interface HistoryOptions {
   limit: number;
-  /** Only messages created strictly before this instant. */
-  before?: Date;
+  /** Only messages created strictly before this instant, or stored before this message (by id). */
+  before?: Date | { messageId: string };
 }
 
 /** PostgreSQL's unique_violation, from pg and PGlite alike. */
@@ -178,7 +178,15 @@ export class MessageStore {
       .orderBy('created_at', 'desc')
       .orderBy('seq', 'desc')
       .limit(options.limit);
-    if (options.before) query = query.where('created_at', '<', options.before);
+    const { before } = options;
+    if (before instanceof Date) query = query.where('created_at', '<', before);
+    else if (before) {
+      // Keyset paging on (created_at, seq), the order of the listing: messages that share a timestamp with the
+      // cursor are neither skipped nor repeated.
+      query = query.where(
+        sql<boolean>`(created_at, seq) < (select created_at, seq from messages where id = ${before.messageId} and channel_id = ${channelId})`,
+      );
+    }
     const rows = await storageCall('history query', () => query.execute());
     return rows.map(fromRow);
   }
