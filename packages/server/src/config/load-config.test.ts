@@ -64,6 +64,17 @@ describe('loadConfig', () => {
     const url = 'postgres://postgres@127.0.0.1:5432/test';
     const external = toServerOptions(await loadConfig({ env: { DATABASE_URL: url }, cwd }));
     expect(external.database).toEqual({ kind: 'postgres', url });
+    expect(external.cluster).toBeUndefined(); // createServer shares rooms through PostgreSQL itself
+  });
+
+  it('shares rooms through Redis with REDIS_URL', async () => {
+    const redis = 'redis://127.0.0.1:6379';
+    const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', REDIS_URL: redis };
+    expect(toServerOptions(await loadConfig({ env, cwd })).cluster).toEqual({
+      kind: 'redis',
+      url: redis,
+    });
+    expect(await configError({ REDIS_URL: 'http://127.0.0.1:6379' })).toMatch(/^REDIS_URL must be/);
   });
 
   it('names a bad log level and a bad database URL, hiding its password', async () => {

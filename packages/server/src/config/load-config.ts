@@ -19,6 +19,8 @@ export interface ParleyConfig {
   /** `DATA_DIR`, resolved against the working directory. */
   dataDir: string;
   databaseUrl: string | undefined;
+  /** `REDIS_URL`: processes share rooms through Redis instead of PostgreSQL. */
+  redisUrl: string | undefined;
   authToken: string | undefined;
   logLevel: LevelWithSilent;
   /** `LOG_FORMAT`; undefined lets the logger choose (pretty on a terminal, JSON otherwise). */
@@ -109,6 +111,7 @@ export async function loadConfig(input: {
     host: settings.HOST,
     dataDir: resolve(cwd, settings.DATA_DIR),
     databaseUrl: settings.DATABASE_URL,
+    redisUrl: settings.REDIS_URL,
     authToken: settings.SERVER_AUTH_TOKEN,
     logLevel: settings.LOG_LEVEL,
     logFormat: settings.LOG_FORMAT,
@@ -148,6 +151,7 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     database: config.databaseUrl
       ? { kind: 'postgres', url: config.databaseUrl }
       : { kind: 'pglite', dataDir: config.dataDir },
+    ...(config.redisUrl ? { cluster: { kind: 'redis', url: config.redisUrl } } : {}),
     model: createModel(config.model),
     tee: config.tee,
     requestLogLevel: config.requestLogLevel,

@@ -81,6 +81,7 @@ export const serverSettingsSchema = z.object({
   HOST: textWithDefault('127.0.0.1'),
   DATA_DIR: textWithDefault('.parley'),
   DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL'),
+  REDIS_URL: urlOf(['redis:', 'rediss:'], 'a redis:// URL'),
   SERVER_AUTH_TOKEN: text(),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
   LOG_FORMAT: optionalOneOf(['pretty', 'json']),
