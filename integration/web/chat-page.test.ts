@@ -1,7 +1,13 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import { dirname, join } from 'node:path';
+import {
+  createLogger,
+  createServer,
+  parseTeeConfig,
+  type ParleyServer,
+  type ServerOptions,
+} from '@parley/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWebPage } from '../../apps/server/src/web/serve-web-page';
@@ -10,14 +16,14 @@ import { launchChromium, recordPageProblems } from './browser';
 const SCREENSHOT = join(tmpdir(), 'parley-web', 'chat-page.png');
 
 /** The app's server with the chat page, on a free port, with an in-memory database and the offline model. */
-async function startAppServer(authToken?: string) {
+async function startAppServer(options: ServerOptions = {}) {
   const server = createServer({
     port: 0,
     logger: createLogger('silent'),
     env: {},
     database: { kind: 'pglite', dataDir: 'memory' },
     characters: [{ name: 'Eliza' }, { name: 'Rogers' }],
-    authToken,
+    ...options,
   });
   serveWebPage(server);
   const { url } = await server.start();
@@ -169,7 +175,7 @@ describe('chat page with SERVER_AUTH_TOKEN', () => {
   let url: string;
 
   beforeAll(async () => {
-    ({ server, url } = await startAppServer('page-test-token'));
+    ({ server, url } = await startAppServer({ authToken: 'page-test-token' }));
   });
 
   afterAll(async () => {
@@ -197,6 +203,52 @@ describe('chat page with SERVER_AUTH_TOKEN', () => {
       await page.getByLabel('Message').press('Enter');
       const reply = replyTo(page, 'Hello with a key');
       await expect.poll(() => reply.getAttribute('data-sources')).toContain('socket');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('chat page on a TEE server', () => {
+  let server: ParleyServer;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ server, url } = await startAppServer({
+      tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'chat-page-salt' }),
+    }));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("shows the TEE status and each agent's attested key, bound by its quote", async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const problems = recordPageProblems(page);
+      await page.goto(url);
+      const badge = page.locator('.tee-badge');
+      await expect.poll(() => badge.textContent()).toBe('TEE: active (phala)');
+      await badge.click();
+      expect(await badge.getAttribute('aria-expanded')).toBe('true');
+      const agents = page.locator('.tee-agents li');
+      await expect.poll(() => agents.count()).toBe(2);
+      for (const agent of server.agents.summaries()) {
+        const row = page.locator(`.tee-agents li[data-agent-id="${agent.id}"]`);
+        expect(await row.locator('strong').textContent()).toBe(agent.name);
+        expect(await row.locator('code').getAttribute('title')).toMatch(
+          /^0x[0-9a-fA-F]+|[0-9a-fA-F]{40,}/,
+        );
+        expect(await row.locator('.tee-check').textContent()).toContain('key bound by the quote ✓');
+      }
+      expect(await page.locator('[data-check="list"]').textContent()).toContain(
+        'bound by the quote ✓',
+      );
+      await mkdir(dirname(SCREENSHOT), { recursive: true });
+      await page.screenshot({ path: join(dirname(SCREENSHOT), 'tee-panel.png') });
+      expect(problems).toEqual([]);
     } finally {
       await context.close();
     }

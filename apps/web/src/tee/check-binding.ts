@@ -1,3 +1,4 @@
+import './node-buffer';
 import type { TeeAgent, TeeAgentsResponse } from '@parley/core';
 import { agentReportData, agentsReportData, parseTdxQuote } from '@parley/tee';
 

@@ -1,7 +1,7 @@
 import type { ParleyClient } from '@parley/client';
 import { describeError } from '../describe-error';
 import { h, show } from '../dom';
-import { checkAgentBinding, checkListBinding, type BindingCheck } from './check-binding';
+import type { BindingCheck } from './check-binding';
 
 /** The TEE badge's button and the panel it opens. */
 export interface TeeElements {
@@ -9,8 +9,8 @@ export interface TeeElements {
   panel: HTMLElement;
 }
 
-const describe = (check: BindingCheck) =>
-  check.bound ? 'key bound by the quote ✓' : `not bound: ${check.reason}`;
+const describe = (check: BindingCheck, what: string) =>
+  check.bound ? `${what} bound by the quote ✓` : `not bound: ${check.reason}`;
 
 function shortKey(key: string): string {
   return key.length > 24 ? `${key.slice(0, 12)}…${key.slice(-8)}` : key;
@@ -39,12 +39,16 @@ export async function loadTee(client: ParleyClient, elements: TeeElements): Prom
     ];
     if (status.tee_enabled) {
       const nonce = crypto.randomUUID();
-      const list = await client.teeAgents(nonce);
+      // The checks (and @parley/tee) load only when there is something to check.
+      const [list, { checkAgentBinding, checkListBinding }] = await Promise.all([
+        client.teeAgents(nonce),
+        import('./check-binding'),
+      ]);
       rows.push(
         h(
           'p',
           { 'data-check': 'list' },
-          `Agent list: ${describe(checkListBinding(list, nonce))} (fresh nonce)`,
+          `Agent list: ${describe(checkListBinding(list, nonce), 'list and nonce')}`,
         ),
         h(
           'ul',
@@ -56,7 +60,11 @@ export async function loadTee(client: ParleyClient, elements: TeeElements): Prom
               h('strong', {}, agent.agentName),
               ' ',
               h('code', { title: agent.publicKey }, shortKey(agent.publicKey)),
-              h('span', { className: 'tee-check' }, ` ${describe(checkAgentBinding(agent))}`),
+              h(
+                'span',
+                { className: 'tee-check' },
+                ` ${describe(checkAgentBinding(agent), 'key')}`,
+              ),
             ),
           ),
         ),
