@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseTdxQuote, verifyQuote } from '@parley/tee';
+import { parseTdxQuote, replayEventLog, verifyQuote } from '@parley/tee';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDstackClient } from '../dstack/create-dstack-client';
 import { startSimulatorServer } from './start-simulator-server';
@@ -59,6 +59,21 @@ describe('the simulator served over a unix socket', () => {
     const tcb = JSON.parse(info.tcb_info) as { rtmr3: string; event_log: unknown };
     expect(tcb.rtmr3).toBe(parseTdxQuote(Buffer.from(quote, 'hex')).body.rtmr3);
     expect(tcb.event_log).toEqual(JSON.parse(event_log));
+  });
+
+  it('issues v5 quotes when asked, with an event log that replays to their RTMR3', async () => {
+    await using simulator = await startSimulatorServer({
+      salt: 'salt number two',
+      quoteVersion: 5,
+    });
+    const client = createDstackClient({ endpoint: simulator.endpoint });
+    const { quote, event_log } = await client.getQuote(new Uint8Array(64));
+    const bytes = Buffer.from(quote, 'hex');
+    expect(verifyQuote(bytes, { allowSimulator: true })).toMatchObject({ valid: true });
+    const parsed = parseTdxQuote(bytes);
+    expect([parsed.header.version, parsed.bodyType]).toEqual([5, 3]);
+    const replay = replayEventLog(JSON.parse(event_log) as Parameters<typeof replayEventLog>[0]);
+    expect(replay.valid && replay.rtmrs[3]).toBe(parsed.body.rtmr3);
   });
 
   it('answers bad requests with 4xx and an error, as dstack does', async () => {

@@ -13,6 +13,8 @@ export interface SimulatorServerOptions {
   /** ...or on this TCP port of 127.0.0.1 (0 picks a free one). Default: port 0. */
   port?: number;
   debug?: boolean;
+  /** Quote version to issue: 4 (default) or 5 (TD 1.5 report), as TDX 1.5 hosts do. */
+  quoteVersion?: 4 | 5;
 }
 
 /** A running simulator. */
@@ -81,7 +83,11 @@ function send(response: ServerResponse, status: number, body: unknown) {
 export async function startSimulatorServer(
   options: SimulatorServerOptions,
 ): Promise<SimulatorServer & AsyncDisposable> {
-  const guest = createDstackSimulator({ salt: options.salt, debug: options.debug });
+  const guest = createDstackSimulator({
+    salt: options.salt,
+    debug: options.debug,
+    quoteVersion: options.quoteVersion,
+  });
   const server = createServer((request, response) => {
     const method = (request.url ?? '').replace(/^\/(prpc\/)?/, '').split('?')[0] ?? '';
     if (request.method !== 'POST') {
