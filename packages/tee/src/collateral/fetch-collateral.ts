@@ -27,9 +27,10 @@ async function get(options: FetchCollateralOptions, url: string) {
   return response;
 }
 
-const header = (response: Response, name: string) => {
-  const value = response.headers.get(name);
-  if (!value) throw new ParleyError('UNAVAILABLE', `Collateral response has no ${name} header`);
+/** The first of `names` the response carries (PCS and PCCS versions name some headers differently). */
+const header = (response: Response, ...names: string[]) => {
+  const value = names.map((name) => response.headers.get(name)).find(Boolean);
+  if (!value) throw new ParleyError('UNAVAILABLE', `Collateral response has no ${names[0]} header`);
   return value;
 };
 
@@ -63,7 +64,7 @@ export async function fetchCollateral(
   ]);
   return collateralFromPcs({
     tcbInfoResponse: await tcb.text(),
-    tcbInfoIssuerChain: header(tcb, 'TCB-Info-Issuer-Chain'),
+    tcbInfoIssuerChain: header(tcb, 'TCB-Info-Issuer-Chain', 'SGX-TCB-Info-Issuer-Chain'),
     qeIdentityResponse: await qe.text(),
     qeIdentityIssuerChain: header(qe, 'SGX-Enclave-Identity-Issuer-Chain'),
     pckCrl: await crlBody(pckCrl),

@@ -50,6 +50,7 @@ describe('replayEventLog', () => {
       message: expect.stringContaining('compose-hash') as string,
     });
     expect(replayEventLog([{ ...eventLog[0]!, digest: 'zz' }])).toMatchObject({ valid: false });
+    expect(replayEventLog([{ ...eventLog[0]!, imr: 4 }])).toMatchObject({ valid: false });
   });
 
   it('gives another RTMR3 for reordered or missing events', () => {

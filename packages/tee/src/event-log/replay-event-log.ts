@@ -55,6 +55,9 @@ export function replayEventLog(events: readonly TeeEvent[]): EventLogReplay {
   const replayed: ReplayedEvent[] = [];
   for (const [index, entry] of events.entries()) {
     const { imr, digest, event, event_payload: payload } = entry;
+    if (!Number.isInteger(imr) || imr < 0 || imr > 3) {
+      return { valid: false, message: `event ${index} (${event}) names RTMR ${imr}` };
+    }
     if (!HEX.test(digest) || digest.length !== 96 || !HEX.test(payload)) {
       return {
         valid: false,
