@@ -129,6 +129,16 @@ describe('chat page in headless Chromium', () => {
       expect((await streamReply.locator('.text').textContent())?.trim()).not.toBe('');
       await expect.poll(() => page.locator('#send-error').textContent()).toBe('');
 
+      // REST sync: the whole reply in the response, shown once although the room broadcast it too.
+      await page.getByLabel('REST sync').check();
+      await page.getByLabel('Message').fill('Do you remember me');
+      await page.getByLabel('Message').press('Enter');
+      const syncReply = replyTo(page, 'Do you remember me');
+      await expect
+        .poll(async () => (await syncReply.locator('.text').textContent())?.trim())
+        .toBeTruthy();
+      await expect.poll(() => page.locator('li.message.agent').count()).toBe(4);
+
       // The second page leaves: presence updates.
       await bob.close();
       await expect.poll(() => page.locator('.notice').last().textContent()).toContain('left');
@@ -153,6 +163,9 @@ describe('chat page in headless Chromium', () => {
       await expect
         .poll(() => replyTo(page, 'Back again').getAttribute('data-sources'))
         .toContain('socket');
+
+      // Every reply shown exactly once, whichever paths delivered it.
+      expect(await page.locator('li.message.agent').count()).toBe(5);
 
       // The channel is remembered, the TEE badge shows the status.
       await expect.poll(() => page.locator('.recent button').count()).toBe(1);
