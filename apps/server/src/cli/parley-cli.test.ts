@@ -125,7 +125,7 @@ describe('parley (serve)', () => {
       const lines = createInterface({ input: child.stdout });
       let url: string | undefined;
       for await (const line of lines) {
-        url = /Parley is listening on (\S+)/.exec(line)?.[1];
+        url = /Parley \S+ is listening on (\S+)/.exec(line)?.[1];
         if (url) break;
       }
       if (!url) throw new Error('the server did not start');
