@@ -24,7 +24,10 @@ export type {
   AgentScheduleOptions,
   Character,
   ControlOptions,
+  PluginEventHandler,
   PluginLogger,
+  PluginService,
+  PluginServiceClass,
   ScheduledMessageInfo,
 } from './plugin/runtime';
 export { safeEqual } from './webhooks/safe-equal';

@@ -1,5 +1,5 @@
 import type { HttpRoute, Route } from './route';
-import type { AgentRuntime } from './runtime';
+import type { AgentRuntime, PluginEventHandler, PluginServiceClass } from './runtime';
 
 /** One plugin test: a name and a function that throws to fail. */
 export interface PluginTest {
@@ -28,6 +28,10 @@ export interface Plugin {
   init?: (config: Record<string, string>, runtime: AgentRuntime) => Promise<void> | void;
   /** Test suites run by `parley test` and the SDK's harness. */
   tests?: PluginTestSuite[];
+  /** Services started for each agent after `init`, found with `runtime.getService(serviceType)`. */
+  services?: PluginServiceClass[];
+  /** Event handlers registered for each agent after `init` (`runtime.emitEvent`). */
+  events?: Record<string, PluginEventHandler[]>;
 }
 
 /**

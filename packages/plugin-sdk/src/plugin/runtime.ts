@@ -10,6 +10,8 @@ export interface Character {
   bio?: string | string[];
   /** Per-agent settings, read through `runtime.getSetting`. */
   settings?: Record<string, string>;
+  /** Per-agent secrets, read through `runtime.getSetting` before `settings`; never logged. */
+  secrets?: Record<string, string>;
   /** Names of the plugins this agent loads. */
   plugins?: string[];
 }
@@ -69,18 +71,48 @@ export interface ControlOptions {
 }
 
 /**
- * The agent's runtime as a plugin sees it. One runtime exists per agent.
+ * A service a plugin offers to other plugins and to its routes (elizaOS's `Service` shape): an object made by
+ * its class's `start(runtime)`, found with `runtime.getService(serviceType)`.
+ */
+export interface PluginService {
+  /** Called when the server stops. */
+  stop?(): Promise<void> | void;
+  capabilityDescription?: string;
+}
+
+/** A service class: `static serviceType` and `static start(runtime)`. */
+export interface PluginServiceClass<Service extends PluginService = PluginService> {
+  readonly serviceType: string;
+  start(runtime: AgentRuntime): Promise<Service> | Service;
+}
+
+/** A handler of a runtime event (`runtime.emitEvent(name, params)`). */
+export type PluginEventHandler = (params: Record<string, unknown>) => Promise<void> | void;
+
+/**
+ * The agent's runtime as a plugin sees it. One runtime exists per agent. A plugin that touches a member of
+ * elizaOS's runtime that Parley does not offer (`useModel`, memories, rooms…) gets an error naming the member
+ * and the plugin, not `x is not a function`.
  */
 export interface AgentRuntime {
   /** The agent's id (UUID). */
   readonly agentId: string;
-  /** The agent's character. */
-  readonly character: Readonly<Character> & { readonly name: string };
   /**
-   * A setting: the character's `settings[key]`, else the environment variable `key`, else undefined.
-   * `SERVER_URL` falls back to the server's own address.
+   * The agent's character: this agent's own copy, so a plugin may change its `settings` (elizaOS plugins keep
+   * their configuration there) without touching other agents or the character file. Logging it shows no
+   * settings or secrets.
+   */
+  readonly character: Character;
+  /**
+   * A setting: the character's `secrets[key]`, else its `settings[key]`, else the environment variable `key`,
+   * else undefined. Empty values count as unset. `SERVER_URL` falls back to the server's own address.
    */
   getSetting(key: string): string | undefined;
+  /**
+   * Sets (or, with `undefined`, removes) a setting of this agent, in its character's `settings`, or in its
+   * `secrets` when `secret` is true. Other agents and the environment are not touched.
+   */
+  setSetting(key: string, value: string | undefined, secret?: boolean): void;
   /** Logger scoped to this agent. */
   readonly logger: PluginLogger;
   /**
@@ -95,4 +127,14 @@ export interface AgentRuntime {
   scheduleMessage(options: AgentScheduleOptions): Promise<ScheduledMessageInfo>;
   /** Sends `controlMessage` to every client in the channel's room. */
   sendControl(options: ControlOptions): void;
+  /** The service a plugin of this agent started under `serviceType`, or null. */
+  getService<Service = PluginService>(serviceType: string): Service | null;
+  /** Whether a service runs under `serviceType`. */
+  hasService(serviceType: string): boolean;
+  /** Starts a service class for this agent (`start(runtime)`) and makes it available to `getService`. */
+  registerService(service: PluginServiceClass): Promise<void>;
+  /** Runs every handler registered for the event(s), in registration order; rejects when one fails. */
+  emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void>;
+  /** Registers a handler for an event of this agent. */
+  registerEvent(event: string, handler: PluginEventHandler): void;
 }

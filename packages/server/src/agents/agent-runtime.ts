@@ -1,12 +1,20 @@
+import { inspect } from 'node:util';
 import type {
   AgentPostOptions,
   AgentRuntime,
   AgentScheduleOptions,
+  Character,
   ControlOptions,
+  PluginEventHandler,
   PluginLogger,
+  PluginService,
+  PluginServiceClass,
   ScheduledMessageInfo,
 } from '@parley/plugin-sdk';
+import { AgentEvents } from './agent-events';
 import type { AgentProfile } from './agent-profile';
+import { AgentServiceRegistry } from './agent-services';
+import { copyCharacter } from './copy-character';
 
 /**
  * What an agent can do through the server. The small interface between agents and messaging: the runtime
@@ -14,7 +22,10 @@ import type { AgentProfile } from './agent-profile';
  */
 export interface AgentServices {
   sendMessage(agent: AgentProfile, options: AgentPostOptions): Promise<{ id: string }>;
-  scheduleMessage(agent: AgentProfile, options: AgentScheduleOptions): Promise<ScheduledMessageInfo>;
+  scheduleMessage(
+    agent: AgentProfile,
+    options: AgentScheduleOptions,
+  ): Promise<ScheduledMessageInfo>;
   sendControl(options: ControlOptions): void;
 }
 
@@ -28,29 +39,88 @@ export interface AgentRuntimeContext {
   services: AgentServices;
 }
 
-/** One agent's runtime, as plugins see it: identity, settings, logger and the server's services. */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
+/**
+ * One agent's runtime, as plugins see it: identity, its own mutable copy of the character's settings, logger,
+ * the server's messaging, and the services and events its plugins register. Logging it shows the agent's id and
+ * name only: settings hold API keys.
+ */
 export class ParleyAgentRuntime implements AgentRuntime {
   readonly agentId: string;
-  readonly character: AgentProfile['character'];
+  readonly character: Character;
   readonly logger: PluginLogger;
   readonly #profile: AgentProfile;
   readonly #context: AgentRuntimeContext;
+  readonly #services = new AgentServiceRegistry();
+  readonly #events = new AgentEvents();
 
   constructor(profile: AgentProfile, context: AgentRuntimeContext) {
     this.#profile = profile;
     this.agentId = profile.agentId;
-    this.character = profile.character;
+    this.character = copyCharacter(profile.character);
     this.logger = context.logger;
     this.#context = context;
   }
 
   getSetting(key: string): string | undefined {
+    const fromSecrets = this.character.secrets?.[key];
+    if (isSet(fromSecrets)) return fromSecrets;
     const fromCharacter = this.character.settings?.[key];
-    if (fromCharacter !== undefined && fromCharacter !== '') return fromCharacter;
+    if (isSet(fromCharacter)) return fromCharacter;
     const fromEnv = this.#context.env[key];
     if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
     if (key === 'SERVER_URL') return this.#context.serverUrl();
     return undefined;
+  }
+
+  setSetting(key: string, value: string | undefined, secret = false): void {
+    const target = secret ? (this.character.secrets ??= {}) : (this.character.settings ??= {});
+    if (value === undefined) delete target[key];
+    else target[key] = value;
+  }
+
+  getService<Service = PluginService>(serviceType: string): Service | null {
+    return this.#services.get(serviceType) as Service | null;
+  }
+
+  hasService(serviceType: string): boolean {
+    return this.#services.has(serviceType);
+  }
+
+  registerService(service: PluginServiceClass): Promise<void> {
+    return this.startService(service, this);
+  }
+
+  /** Starts a service with the runtime it should see (a plugin's view of this runtime). */
+  startService(service: PluginServiceClass, runtime: AgentRuntime): Promise<void> {
+    return this.#services.start(service, runtime);
+  }
+
+  /** Stops the services plugins started, when the server stops. */
+  stopServices(): Promise<void> {
+    return this.#services.stopAll((type, error) =>
+      this.logger.warn({ err: error, service: type }, 'plugin service failed to stop'),
+    );
+  }
+
+  emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void> {
+    return this.#events.emit(event, params);
+  }
+
+  registerEvent(event: string, handler: PluginEventHandler): void {
+    this.#events.register(event, handler);
+  }
+
+  /** What a structured logger shows of a runtime: never its settings. */
+  toJSON(): { agentId: string; name: string } {
+    return { agentId: this.agentId, name: this.character.name };
+  }
+
+  [inspect.custom](): string {
+    return `ParleyAgentRuntime { agentId: '${this.agentId}', name: '${this.character.name}' }`;
   }
 
   sendMessage(options: AgentPostOptions): Promise<{ id: string }> {

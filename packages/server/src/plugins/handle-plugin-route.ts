@@ -37,8 +37,8 @@ export async function handlePluginRoute(
   });
   return runRouteHandler({
     handler: (request, response, runtime) => route.handler!(request, response, runtime),
-    request: createRouteRequest(c, rawBody, parsed, entry.agent),
-    runtime: entry.agent,
+    request: createRouteRequest(c, rawBody, parsed, entry.runtime ?? entry.agent),
+    runtime: entry.runtime ?? entry.agent,
     timeoutMs: route.timeoutMs ?? limits.routeTimeoutMs,
     logger,
   });

@@ -2,8 +2,10 @@ import type { AgentRuntime, Plugin } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error';
 import type { PluginRouteEntry, PluginRouteTable } from './plugin-route-table';
+import { createPluginRuntime } from './create-plugin-runtime';
 import { resolveStaticTarget } from './resolve-static-target';
 import { routeMountsOf } from './route-mounts';
+import { startPlugin, type LoadedPlugin } from './start-plugin';
 import { validatePlugin } from './validate-plugin';
 
 /** Options of {@link loadPlugins}. */
@@ -17,21 +19,15 @@ export interface LoadPluginsOptions {
   cwd?: string;
 }
 
-interface LoadedPlugin {
-  agent: AgentRuntime;
-  plugin: Plugin;
-}
-
 async function collectRoutes(
-  agent: AgentRuntime,
-  plugins: readonly Plugin[],
+  plugins: readonly LoadedPlugin[],
   cwd: string,
 ): Promise<PluginRouteEntry[]> {
   const entries: PluginRouteEntry[] = [];
   const owners = new Map<string, string>();
-  for (const plugin of plugins) {
+  for (const { agent, plugin, runtime } of plugins) {
     for (const route of plugin.routes ?? []) {
-      const entry: PluginRouteEntry = { pluginName: plugin.name, route, agent };
+      const entry: PluginRouteEntry = { pluginName: plugin.name, route, agent, runtime };
       if (route.type === 'STATIC' && route.filePath) {
         entry.staticTarget = await resolveStaticTarget(route.filePath, cwd, plugin.name);
       }
@@ -52,22 +48,6 @@ async function collectRoutes(
   return entries;
 }
 
-async function initPlugin({ agent, plugin }: LoadedPlugin, logger: Logger): Promise<void> {
-  if (!plugin.init) return;
-  try {
-    await plugin.init({ ...agent.character.settings }, agent);
-  } catch (error) {
-    logger.error(
-      { err: error, plugin: plugin.name, agent: agent.character.name },
-      'plugin init failed',
-    );
-    throw new ConfigError(
-      `plugin "${plugin.name}" failed to start for agent ${agent.character.name} (the cause is logged)`,
-      { cause: error },
-    );
-  }
-}
-
 /**
  * Validates every agent's plugins, collects their routes, then runs each plugin's `init(config, runtime)` once
  * per agent, in order. Everything is checked before any `init` runs, so a bad route never leaves plugins half
@@ -85,16 +65,15 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginRo
   const loaded: LoadedPlugin[] = [];
   const entries: PluginRouteEntry[] = [];
   for (const agent of options.agents) {
-    const plugins = options
-      .pluginsFor(agent)
-      .map((plugin, index) =>
-        validatePlugin(plugin, `agent ${agent.character.name}, plugin ${index + 1}`),
-      );
-    entries.push(...(await collectRoutes(agent, plugins, cwd)));
-    loaded.push(...plugins.map((plugin) => ({ agent, plugin })));
+    const plugins = options.pluginsFor(agent).map((plugin, index) => {
+      const valid = validatePlugin(plugin, `agent ${agent.character.name}, plugin ${index + 1}`);
+      return { agent, plugin: valid, runtime: createPluginRuntime(agent, valid.name) };
+    });
+    entries.push(...(await collectRoutes(plugins, cwd)));
+    loaded.push(...plugins);
   }
   for (const item of loaded) {
-    await initPlugin(item, options.logger);
+    await startPlugin(item, options.logger);
     options.logger.info(
       {
         plugin: item.plugin.name,

@@ -12,6 +12,8 @@ export interface PluginRouteEntry {
   pluginName: string;
   route: Route;
   agent: AgentRuntime;
+  /** The runtime the plugin's handler gets: the agent's, seen through the plugin's view (see `createPluginRuntime`). */
+  runtime?: AgentRuntime;
   /** Set on STATIC routes. */
   staticTarget?: StaticTarget;
 }

@@ -1,0 +1,41 @@
+import type { AgentRuntime, PluginService, PluginServiceClass } from '@parley/plugin-sdk';
+
+/** One agent's plugin services, by `serviceType`. */
+export class AgentServiceRegistry {
+  readonly #services = new Map<string, PluginService>();
+
+  get(serviceType: string): PluginService | null {
+    return this.#services.get(serviceType) ?? null;
+  }
+
+  has(serviceType: string): boolean {
+    return this.#services.has(serviceType);
+  }
+
+  /**
+   * Starts a service class with the runtime it should see and keeps the instance. A type that is already
+   * running is not started twice.
+   *
+   * @throws TypeError for something that is not a service class; whatever `start` throws.
+   */
+  async start(service: PluginServiceClass, runtime: AgentRuntime): Promise<void> {
+    const type = (service as { serviceType?: unknown }).serviceType;
+    if (typeof type !== 'string' || typeof service.start !== 'function') {
+      throw new TypeError('a service needs a static serviceType and a static start(runtime)');
+    }
+    if (this.#services.has(type)) return;
+    this.#services.set(type, await service.start(runtime));
+  }
+
+  /** Stops every service, in reverse start order; failures are reported, not thrown. */
+  async stopAll(onError: (type: string, error: unknown) => void): Promise<void> {
+    for (const [type, service] of [...this.#services].reverse()) {
+      try {
+        await service.stop?.();
+      } catch (error) {
+        onError(type, error);
+      }
+    }
+    this.#services.clear();
+  }
+}
