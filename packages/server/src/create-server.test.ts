@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { copyPGliteTemplate } from '../test/databases';
 import { deferred } from '../test/scripted-model';
@@ -60,7 +60,19 @@ describe('createServer', () => {
     const stopped = test.server.stop();
     let stoppedEarly = false;
     void stopped.then(() => (stoppedEarly = true));
-    await expect(fetch(`${test.url}/api/server/health`)).rejects.toThrow();
+    // During the drain grace it still answers, telling clients to go and readiness to fail...
+    const ready = await fetch(`${test.url}/api/server/ready`);
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('connection')).toBe('close');
+    // ...then it refuses new connections while the request in flight goes on.
+    await expect
+      .poll(() =>
+        fetch(`${test.url}/api/server/health`).then(
+          () => 'served',
+          () => 'refused',
+        ),
+      )
+      .toBe('refused');
     expect(stoppedEarly).toBe(false);
     release.resolve();
     const response = await inFlight;
@@ -88,6 +100,38 @@ describe('createServer', () => {
     await entered.promise;
     await test.server.stop();
     expect(await outcome).toBe('error ECONNRESET');
+    await test.database.dispose();
+  });
+
+  it('drains under load: every request the server took is answered, none is reset', async () => {
+    const test = await startTestServer({ drainGraceMs: 300 });
+    let received = 0;
+    test.server.app.get('/work', async (c) => {
+      received += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return c.text('done');
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    let answered = 0;
+    const get = () =>
+      new Promise<boolean>((resolve) => {
+        const request = httpRequest(`${test.url}/work`, { agent }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(true));
+          response.on('error', () => resolve(false));
+        });
+        request.on('error', () => resolve(false));
+        request.end();
+      });
+    const loops = Array.from({ length: 64 }, async () => {
+      while (await get()) answered += 1;
+    });
+    await expect.poll(() => answered, { timeout: 20_000 }).toBeGreaterThan(200);
+    await test.server.stop();
+    await Promise.all(loops);
+    agent.destroy();
+    // A connection the server never read from may be refused or reset; a request it began is always answered.
+    expect(answered).toBe(received);
     await test.database.dispose();
   });
 });

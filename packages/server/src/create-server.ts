@@ -9,6 +9,7 @@ import { createHttpApp } from './http/create-app';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
+import { databaseProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
@@ -80,6 +81,11 @@ export interface ServerOptions {
   schedulerPollMs?: number;
   /** How long `stop()` lets in-flight requests and streams finish before closing them (default 10000 ms). */
   shutdownTimeoutMs?: number;
+  /**
+   * How long a stopping server keeps answering, with `Connection: close` and readiness failing, before it
+   * stops listening (default 1000 ms, at most `shutdownTimeoutMs`).
+   */
+  drainGraceMs?: number;
 }
 
 /** A running (or ready-to-run) Parley server. */
@@ -197,7 +203,16 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
   );
   const app = createHttpApp({ logger, authToken: options.authToken, bodyLimit });
-  app.route('/', serverRoutes(profiles));
+  app.route(
+    '/',
+    serverRoutes(profiles, {
+      readiness: [
+        databaseProbe(database.db),
+        // A stopping server takes no new traffic: load balancers move it elsewhere during the drain.
+        () => Promise.resolve({ name: 'accepting', ok: !lifecycle.draining }),
+      ],
+    }),
+  );
   app.route('/', teeRoutes(tee));
   app.route(
     '/',
@@ -235,6 +250,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     host: options.host ?? '127.0.0.1',
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    drainGraceMs: options.drainGraceMs,
     async beforeListen() {
       await database.migrate(logger);
       await sequencer?.start();

@@ -13,6 +13,13 @@ export interface LifecycleOptions {
   logger: Logger;
   host: string;
   shutdownTimeoutMs: number;
+  /**
+   * How long a stopping server still answers on connections it has (and accepts new ones), with
+   * `Connection: close` on every response, before it stops listening (default 1000 ms, at most the shutdown
+   * deadline). Keep-alive clients learn to reconnect elsewhere instead of having a request they just sent on
+   * an idle connection reset.
+   */
+  drainGraceMs?: number;
   /** Applied to the HTTP server before it listens (timeouts, connection limits). */
   configureHttpServer?: (server: HttpServer) => void;
   beforeListen(): Promise<void>;
@@ -39,6 +46,7 @@ export function createLifecycle(options: LifecycleOptions) {
   const { app, io, logger, host } = options;
   let httpServer: HttpServer | undefined;
   let inFlight = 0;
+  let draining = false;
   let drained: (() => void) | undefined;
   let stopping: Promise<void> | undefined;
   const listener = getRequestListener(app.fetch);
@@ -47,6 +55,7 @@ export function createLifecycle(options: LifecycleOptions) {
     if (httpServer) throw new Error('server already started');
     await options.beforeListen();
     const server = createHttpServer((request, response) => {
+      if (draining) response.setHeader('connection', 'close');
       if (!request.url?.startsWith('/socket.io/')) {
         inFlight += 1;
         response.once('close', () => {
@@ -79,9 +88,12 @@ export function createLifecycle(options: LifecycleOptions) {
       return;
     }
     logger.info({ inFlight }, 'stopping');
+    draining = true;
+    options.beforeDrain?.();
+    const grace = Math.min(options.drainGraceMs ?? 1000, options.shutdownTimeoutMs);
+    if (grace > 0) await new Promise((resolve) => setTimeout(resolve, grace).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    options.beforeDrain?.();
     // io.close() resolves only once the HTTP server has closed, i.e. after every request: start it, and let
     // the deadline below decide how long those requests get.
     const socketsClosed = io.close();
@@ -106,5 +118,12 @@ export function createLifecycle(options: LifecycleOptions) {
     logger.flush();
   }
 
-  return { start, stop: () => (stopping ??= shutdown()) };
+  return {
+    start,
+    stop: () => (stopping ??= shutdown()),
+    /** Whether the server is stopping (readiness should fail: take no new traffic). */
+    get draining() {
+      return draining;
+    },
+  };
 }
