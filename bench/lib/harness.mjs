@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ const script = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 export const scripts = {
   model: script('model-server.mjs'),
   server: script('server-process.mjs'),
+  bare: script('bare-server.mjs'),
   latencyClient: script('latency-client.mjs'),
   socketClients: script('socket-clients.mjs'),
 };
@@ -30,23 +32,98 @@ export async function startModelServer() {
   return { ...model, url };
 }
 
-/**
- * Runs `fn` against a fresh Parley server in its own process, with PGlite in a new temporary folder that is
- * removed afterwards.
- */
-export async function withServer(context, name, fn) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'parley-bench-'));
+/** The PostgreSQL server of the PostgreSQL variants: BENCH_DATABASE_URL, else the machine's local one. */
+export const POSTGRES_ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A new, empty PostgreSQL database for one run; `drop()` removes it. */
+export async function createPostgresDatabase() {
+  const name = `parley_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({
+    connectionString: POSTGRES_ADMIN_URL,
+    connectionTimeoutMillis: 3000,
+  });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Whether the PostgreSQL server of the PostgreSQL variants answers; the reason when it does not. */
+export async function postgresUnavailable() {
+  const client = new pg.Client({
+    connectionString: POSTGRES_ADMIN_URL,
+    connectionTimeoutMillis: 2000,
+  });
+  try {
+    await client.connect();
+    return undefined;
+  } catch (error) {
+    return `PostgreSQL at ${POSTGRES_ADMIN_URL} did not answer (${error.message})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Starts a Parley server process on `database` ({ dataDir } or { databaseUrl }); resolves once it listens. */
+export async function startServer(context, database) {
   const server = startChild(
     scripts.server,
-    { modelUrl: context.model.url, dataDir },
+    { modelUrl: context.model.url, ...database },
     { execArgv: ['--expose-gc'] },
   );
+  const ready = await server.next('ready', 180_000);
+  return { ...ready, server };
+}
+
+/**
+ * Runs `fn` against a fresh Parley server in its own process: with PGlite in a new temporary folder that is
+ * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards.
+ */
+export async function withServer(context, name, fn, { postgres = false } = {}) {
+  const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
+  const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
+  let running;
+  try {
+    running = await startServer(
+      context,
+      postgresDatabase ? { databaseUrl: postgresDatabase.url } : { dataDir },
+    );
+    return await fn({ ...running, name });
+  } finally {
+    await running?.server.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await postgresDatabase?.drop();
+  }
+}
+
+/**
+ * Runs `fn` against a fresh bare server (lib/bare-server.mjs): hono and socket.io doing the same round trips
+ * as Parley and nothing else, the limit each Parley figure is compared with.
+ */
+export async function withBareServer(context, name, fn) {
+  const server = startChild(scripts.bare, {}, { execArgv: ['--expose-gc'] });
   try {
     const ready = await server.next('ready');
-    return await fn({ ...ready, server, name });
+    return await fn({ ...ready, server, name: `${name}-bare`, bare: true });
   } finally {
     await server.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -55,8 +132,9 @@ export async function withServer(context, name, fn) {
  * percent of one core, and the server's peak RSS. With `context.profileDir`, the server's CPU profile of
  * the phase is written there as `<scenario>-<time>.cpuprofile`.
  */
-export async function measureCpu(context, { server, name }, fn) {
-  if (context.profileDir) await server.ask({ type: 'profile-start' }, 'profile-started');
+export async function measureCpu(context, { server, name, bare = false }, fn) {
+  const profile = context.profileDir && !bare;
+  if (profile) await server.ask({ type: 'profile-start' }, 'profile-started');
   const [serverBefore, modelBefore] = await Promise.all([
     server.ask({ type: 'usage' }, 'usage'),
     context.model.ask({ type: 'usage' }, 'usage'),
@@ -68,16 +146,18 @@ export async function measureCpu(context, { server, name }, fn) {
     server.ask({ type: 'usage' }, 'usage'),
     context.model.ask({ type: 'usage' }, 'usage'),
   ]);
-  if (context.profileDir) {
+  if (profile) {
     const file = join(context.profileDir, `${name}-${Date.now()}.cpuprofile`);
     await server.ask({ type: 'profile-stop', file }, 'profile-stopped');
   }
-  const percent = (before, after) =>
-    ((after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1000 / elapsedMs) *
-    100;
+  const cpuMs = (before, after) =>
+    (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1000;
+  const percent = (before, after) => (cpuMs(before, after) / elapsedMs) * 100;
   return {
     result,
     usage: {
+      elapsedMs,
+      serverCpuMs: cpuMs(serverBefore, serverAfter),
       serverCpu: percent(serverBefore, serverAfter),
       modelCpu: percent(modelBefore, modelAfter),
       peakRssMb: serverAfter.maxRssKb / 1024,
@@ -120,11 +200,34 @@ export async function startSocketClients({ url, total, processes, role, roomId }
  * Rows shared by the scenarios: the CPU of the server, the model server and the client processes while the
  * server was measured (each in percent of one core; the machine has two), and the server's peak RSS.
  */
-export function usageRows(usage, clientCpu) {
+export function usageRows(usage, clientCpu, limitUsage) {
   return [
-    { figure: 'server CPU (of one core)', value: usage.serverCpu, unit: '%' },
+    {
+      figure: 'server CPU (of one core)',
+      value: usage.serverCpu,
+      unit: '%',
+      limit: limitUsage?.serverCpu,
+    },
     { figure: 'model server CPU', value: usage.modelCpu, unit: '%' },
     ...(clientCpu === undefined ? [] : [{ figure: 'client CPU', value: clientCpu, unit: '%' }]),
-    { figure: 'server peak RSS', value: usage.peakRssMb, unit: 'MB' },
+    {
+      figure: 'server peak RSS',
+      value: usage.peakRssMb,
+      unit: 'MB',
+      limit: limitUsage?.peakRssMb,
+    },
   ];
+}
+
+/**
+ * The server's CPU milliseconds per unit of work (`what`: a reply, a submit) while measured, next to the bare
+ * server's for the same work.
+ */
+export function cpuPerRow(what, usage, count, limit) {
+  return {
+    figure: `server CPU per ${what}`,
+    value: usage.serverCpuMs / count,
+    unit: 'ms',
+    limit: limit ? limit.usage.serverCpuMs / limit.count : undefined,
+  };
 }

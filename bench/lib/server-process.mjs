@@ -6,11 +6,11 @@ import { writeHeapSnapshot } from 'node:v8';
 import { createLogger, createOpenAICompatibleModel, createServer } from '@parley/server';
 import { childConfig } from './child.mjs';
 
-const { modelUrl, dataDir } = childConfig();
+const { modelUrl, dataDir, databaseUrl } = childConfig();
 const server = createServer({
   port: 0,
   logger: createLogger('warn'),
-  database: { kind: 'pglite', dataDir },
+  database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir },
   model: createOpenAICompatibleModel({ baseUrl: modelUrl, model: 'fake-model' }),
   // Settings from the bench's own environment must not change what is measured.
   env: {},

@@ -93,7 +93,8 @@ async function sendReplies({ durationMs, maxMessages, intervalMs }) {
       {
         type: SEND_MESSAGE,
         payload: {
-          senderId: 'bench-sender',
+          // The entity the sender joined the room as: a socket may only speak as that entity.
+          senderId: `bench-client-${config.offset}`,
           senderName: 'Bench',
           message: 'Hello, how are you today?',
           roomId,
