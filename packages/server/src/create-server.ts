@@ -5,7 +5,9 @@ import { createAgentProfiles } from './agents/agent-profile';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
+import { applyConnectionLimits, type ConnectionLimitOptions } from './http/connection-limits';
 import { createHttpApp } from './http/create-app';
+import { warnIfExposedWithoutToken } from './http/exposure-warning';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
@@ -29,6 +31,7 @@ import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
 import { MessageStore } from './storage/message-store';
 import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
+import type { RateLimitOptions } from './limits/rate-limit';
 
 /** Options of {@link createServer}. Every field has a default. */
 export interface ServerOptions {
@@ -86,6 +89,17 @@ export interface ServerOptions {
    * stops listening (default 1000 ms, at most `shutdownTimeoutMs`).
    */
   drainGraceMs?: number;
+  /** Header, request and keep-alive timeouts and connection caps of the HTTP server (safe defaults). */
+  connections?: ConnectionLimitOptions;
+  /**
+   * Host names requests may carry (`*` any). Default: the loopback names when `host` is loopback, any
+   * otherwise.
+   */
+  allowedHosts?: string[];
+  /** Browser origins, besides the server's own and loopback ones, allowed to call the REST interface. */
+  allowedOrigins?: string[];
+  /** Per-client rate limits on messaging and plugin routes (default 60 at once, 10/s); `false`: none. */
+  rateLimit?: RateLimitOptions | false;
 }
 
 /** A running (or ready-to-run) Parley server. */
@@ -202,7 +216,15 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     },
     logger,
   );
-  const app = createHttpApp({ logger, authToken: options.authToken, bodyLimit });
+  const app = createHttpApp({
+    logger,
+    authToken: options.authToken,
+    bodyLimit,
+    bindHost: options.host ?? '127.0.0.1',
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    rateLimit: options.rateLimit,
+  });
   app.route(
     '/',
     serverRoutes(profiles, {
@@ -251,6 +273,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     host: options.host ?? '127.0.0.1',
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     drainGraceMs: options.drainGraceMs,
+    configureHttpServer: (server) => applyConnectionLimits(server, options.connections),
     async beforeListen() {
       await database.migrate(logger);
       await sequencer?.start();
@@ -262,6 +285,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       serverUrl = url;
       scheduler.start();
       logger.info({ url, agents: profiles.summaries() }, 'server listening');
+      warnIfExposedWithoutToken(logger, {
+        host: options.host ?? '127.0.0.1',
+        authToken: options.authToken,
+      });
     },
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {
