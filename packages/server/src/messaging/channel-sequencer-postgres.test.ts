@@ -123,18 +123,32 @@ describe.skipIf(await postgresUnavailableReason())('PostgresChannelSequencer', (
   });
 
   it('does not let a crashed process block a channel beyond its lease', async () => {
-    const { sequencers, ticketsTaken } = await setUp(2, 600);
-    const [crashed, survivor] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
-    const stuck = gate();
-    void crashed.run('channel', stuck.task).catch(() => undefined);
-    await stuck.running;
-    await ticketsTaken('channel', 1);
-    // The process dies: no renewal, no release; its task never finishes.
-    await crashed.close();
-
+    const { sequencers, admin } = await setUp(1, 600);
+    const [survivor] = sequencers as [PostgresChannelSequencer];
+    // What a process that died while holding a ticket leaves behind: a ticket nobody renews.
+    await admin.query(
+      `INSERT INTO parley_channel_tickets (channel_id, holder, lease_until)
+       VALUES ('channel', gen_random_uuid(), now() + interval '600 milliseconds')`,
+    );
     await expect(survivor.run('channel', () => Promise.resolve('went ahead'))).resolves.toBe(
       'went ahead',
     );
+    const { rows } = await admin.query<{ count: string }>(
+      'SELECT count(*) FROM parley_channel_tickets',
+    );
+    expect(Number(rows[0]?.count)).toBe(0); // the expired ticket is cleared away
+  });
+
+  it('gives up its tickets when closed, so a stopping process does not hold its channels', async () => {
+    const { sequencers, ticketsTaken } = await setUp(2); // default lease: 30 s, longer than this test may take
+    const [stopping, other] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    const stuck = gate();
+    void stopping.run('channel', stuck.task).catch(() => undefined);
+    await stuck.running;
+    const next = other.run('channel', () => Promise.resolve('next'));
+    await ticketsTaken('channel', 2);
+    await stopping.close();
+    await expect(next).resolves.toBe('next');
     stuck.finish();
   });
 });

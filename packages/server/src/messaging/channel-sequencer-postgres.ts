@@ -83,13 +83,23 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     });
   }
 
-  /** Stops listening and renewing; tickets still held expire with their lease. Safe to call twice. */
+  /**
+   * Stops listening and renewing, and gives up this process's tickets so that their channels go on at once
+   * (after a crash they expire with their lease instead). Call it once replies have stopped. Safe to call twice.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#renewTimer);
     for (const wakers of this.#waiters.values()) for (const wake of wakers) wake();
     await this.#ready?.catch(() => undefined);
+    await this.#pool
+      .query(
+        `WITH released AS (DELETE FROM ${TABLE} WHERE holder = $1 RETURNING channel_id)
+         SELECT pg_notify('${NOTIFY_CHANNEL}', channel_id) FROM (SELECT DISTINCT channel_id FROM released) AS channels`,
+        [this.#holder],
+      )
+      .catch((error: unknown) => this.#warn(error, 'sequencer could not release its tickets'));
     this.#listener?.release(true);
     await this.#pool.end();
   }
