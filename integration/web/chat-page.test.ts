@@ -212,10 +212,19 @@ describe('chat page with SERVER_AUTH_TOKEN', () => {
         await page.evaluate<string | null>("localStorage.getItem('parley.apiKey')"),
       ).toBeNull();
 
+      // A new channel for the second agent: the first message names it, the reply streams on the socket.
+      await page.getByLabel('Agent').selectOption({ label: 'Rogers' });
       await page.getByLabel('Message').fill('Hello with a key');
       await page.getByLabel('Message').press('Enter');
       const reply = replyTo(page, 'Hello with a key');
       await expect.poll(() => reply.getAttribute('data-sources')).toContain('socket');
+      await expect.poll(() => reply.locator('.sender').textContent()).toBe('Rogers');
+      // From then on the channel is Rogers's, over the socket too.
+      await page.getByLabel('Message').fill('And again');
+      await page.getByLabel('Message').press('Enter');
+      await expect
+        .poll(() => replyTo(page, 'And again').locator('.sender').textContent())
+        .toBe('Rogers');
     } finally {
       await context.close();
     }
