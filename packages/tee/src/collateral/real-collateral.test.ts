@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseTdxQuote } from '../quote/parse-tdx-quote';
 import { verifyQuote } from '../quote/verify-quote';
+import { SIMULATOR_ROOT_CA_PEM } from '../roots/simulator-root-ca';
 import {
   COLLATERAL_TIMES,
   DCAP_QVL_COLLATERAL,
@@ -111,16 +113,24 @@ describe('tampered collateral (real quotes)', () => {
     });
   });
 
-  it('rejects collateral signed by a chain that does not end at Intel', () => {
-    expect(
-      verifyWith(
-        (c) =>
-          (c.tcbInfo.issuerChain = c.tcbInfo.issuerChain
-            .slice(0, 1)
-            .reverse()
-            .concat(c.tcbInfo.issuerChain[0]!)),
-      ),
-    ).toMatchObject({
+  it("rejects a changed byte in either CRL's signature", () => {
+    // The last byte of a CRL is the last byte of its ECDSA signature's s value.
+    expect(verifyWith((c) => (c.pckCrl[c.pckCrl.length - 1]! ^= 1))).toMatchObject({
+      failure: 'COLLATERAL_SIGNATURE',
+    });
+    expect(verifyWith((c) => (c.rootCaCrl[c.rootCaCrl.length - 1]! ^= 1))).toMatchObject({
+      failure: 'COLLATERAL_SIGNATURE',
+    });
+  });
+
+  it("rejects collateral whose issuer chain is not Intel SGX TCB Signing under Intel's root", () => {
+    const pckChain = parseTdxQuote(REAL_QUOTES.dcapQvl).signature.pckCertificateChain;
+    // Intel's PCK Platform CA chains to Intel's root, but it does not sign collateral.
+    expect(verifyWith((c) => (c.tcbInfo.issuerChain = pckChain.slice(1)))).toMatchObject({
+      failure: 'COLLATERAL_SIGNATURE',
+      message: expect.stringContaining('not signed by Intel SGX TCB Signing') as string,
+    });
+    expect(verifyWith((c) => (c.qeIdentity.issuerChain = [SIMULATOR_ROOT_CA_PEM]))).toMatchObject({
       failure: 'COLLATERAL_SIGNATURE',
     });
   });
