@@ -1,0 +1,21 @@
+// @ts-check
+/**
+ * One Parley process on the embedded database in DATA_DIR (the default set-up), on a free loopback port. Prints
+ * one JSON line `{ "url": … }` once it serves. The durability tests kill it with SIGKILL and start it again.
+ */
+import process from 'node:process';
+import { createLogger, createServer } from '@parley/server';
+
+const dataDir = process.env.DATA_DIR;
+if (!dataDir) throw new Error('DATA_DIR is required');
+
+const server = createServer({
+  port: 0,
+  env: {},
+  logger: createLogger('warn', process.stderr),
+  database: { kind: 'pglite', dataDir },
+  replyLimits: { maxQueuedPerChannel: 1000 },
+});
+const { url } = await server.start();
+process.stdout.write(`${JSON.stringify({ url })}\n`);
+process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
