@@ -14,6 +14,9 @@ const server = createServer({
   model: createOpenAICompatibleModel({ baseUrl: modelUrl, model: 'fake-model' }),
   // Settings from the bench's own environment must not change what is measured.
   env: {},
+  // The bench is one client address generating the load of many: per-address limits would measure themselves.
+  rateLimit: false,
+  socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
 });
 const { url } = await server.start();
 

@@ -80,6 +80,8 @@ export interface ServerOptions {
   socketRateLimit?: { burst: number; perSecond: number };
   /** Rooms one socket connection may be in at once (default 100). */
   socketMaxRooms?: number;
+  /** New socket connections per client address: a burst (default 60), then per second (default 20). */
+  socketHandshakeLimit?: { burst: number; perSecond: number };
   /** How often scheduled messages are looked for (default 250 ms). */
   schedulerPollMs?: number;
   /** How long `stop()` lets in-flight requests and streams finish before closing them (default 10000 ms). */
@@ -161,6 +163,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     authToken: options.authToken,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
+    handshakeLimit: options.socketHandshakeLimit,
     cluster:
       options.cluster ??
       (location.kind === 'postgres'

@@ -3,6 +3,9 @@ import { safeEqual } from '@parley/plugin-sdk';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
 import { type ClusterOptions, createClusterAdapter } from './create-adapter';
+import { type HandshakeLimit, createHandshakeLimiter } from './handshake-limiter';
+
+const DEFAULT_HANDSHAKE_LIMIT: HandshakeLimit = { burst: 60, perSecond: 20 };
 
 /** The server's typed socket.io instance. */
 export type ParleySocketServer = SocketIOServer<ClientToServerEvents, ServerToClientEvents>;
@@ -14,6 +17,8 @@ export interface SocketServerOptions {
   authToken?: string;
   /** Largest accepted socket payload in bytes. */
   maxPayloadBytes: number;
+  /** New connections per client address (default: a burst of 60, then 20 per second). */
+  handshakeLimit?: HandshakeLimit;
   /**
    * Processes that share rooms: every broadcast reaches the room's members on every process that has the
    * same `cluster`. Unset: rooms live in this process only.
@@ -42,6 +47,7 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     cors: { origin: '*', methods: ['GET', 'POST'] },
     maxHttpBufferSize: options.maxPayloadBytes,
     serveClient: false,
+    allowRequest: createHandshakeLimiter(options.handshakeLimit ?? DEFAULT_HANDSHAKE_LIMIT),
   });
 
   if (options.cluster) {
