@@ -18,4 +18,22 @@ const server = createServer({
 });
 const { url } = await server.start();
 process.stdout.write(`${JSON.stringify({ url })}\n`);
+
+// With REPORT_MS, a line of vital signs every REPORT_MS: resident memory and event-loop delay.
+const reportMs = Number(process.env.REPORT_MS ?? 0);
+if (reportMs > 0) {
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  setInterval(() => {
+    globalThis.gc?.();
+    const vitals = {
+      rssMb: process.memoryUsage().rss / 2 ** 20,
+      delayP99Ms: delay.percentile(99) / 1e6,
+      delayMaxMs: delay.max / 1e6,
+    };
+    delay.reset();
+    process.stdout.write(`${JSON.stringify({ vitals })}\n`);
+  }, reportMs).unref();
+}
 process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 /** A Parley process started for a test. */
 export interface NodeProcess {
   readonly url: string;
+  /** Vital signs reported so far (with `reportMs`). */
+  readonly vitals: Vitals[];
   readonly child: ChildProcess;
   /** Kills it with SIGKILL, as a crash would, and waits for it to be gone. */
   crash(): Promise<void>;
@@ -13,24 +15,40 @@ export interface NodeProcess {
   stop(): Promise<void>;
 }
 
+/** One report of a running server's resident memory and event-loop delay. */
+export interface Vitals {
+  rssMb: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+}
+
 const SCRIPT = fileURLToPath(new URL('./pglite-node.mjs', import.meta.url));
 
 /** Starts `pglite-node.mjs` on `dataDir` and resolves once it serves. */
-export async function startNode(dataDir: string): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [SCRIPT], {
-    env: { ...process.env, DATA_DIR: dataDir },
+export async function startNode(
+  dataDir: string,
+  options: { reportMs?: number } = {},
+): Promise<NodeProcess> {
+  const child = spawn(process.execPath, ['--expose-gc', SCRIPT], {
+    env: { ...process.env, DATA_DIR: dataDir, REPORT_MS: String(options.reportMs ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
+  const vitals: Vitals[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    lines.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    lines.on('line', (line) => {
+      const report = JSON.parse(line) as { url?: string; vitals?: Vitals };
+      if (report.url) resolve(report.url);
+      if (report.vitals) vitals.push(report.vitals);
+    });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
   const exited = once(child, 'exit');
   return {
     url,
+    vitals,
     child,
     async crash() {
       child.kill('SIGKILL');
