@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TeeAgent } from '@parley/core';
-import { agentReportData, toEcdsaAccount } from '@parley/tee';
+import { agentReportData, toEcdsaAccount, verifyQuote } from '@parley/tee';
 import type { DstackGuest } from './dstack/dstack-guest';
 import { quoteToBase64 } from './quote-to-base64';
 import type { TeeAgentStore } from './tee-agent-store';
@@ -11,6 +11,22 @@ export interface RegisterAgentContext {
   store: TeeAgentStore;
   salt: string;
   clock: () => number;
+  /** Whether quotes under the simulator root are this TEE's own (every mode but PRODUCTION). */
+  simulatorQuotes?: boolean;
+}
+
+/**
+ * Whether a stored registration's quote still verifies as this TEE's quote of that record: an older Parley's
+ * simulator quote (another QE identity), an expired certificate or a quote from another kind of TEE is
+ * quoted afresh instead of served.
+ */
+function stillVerifies(record: TeeAgent, simulatorQuotes: boolean): boolean {
+  const result = verifyQuote(record.attestation, {
+    allowSimulator: simulatorQuotes,
+    allowDebug: true,
+    expectedReportData: agentReportData(record),
+  });
+  return result.valid && (result.root === 'simulator') === simulatorQuotes;
 }
 
 /**
@@ -35,8 +51,8 @@ function registrationIdOf(agentId: string, publicKey: string): string {
 
 /**
  * Registers one agent in the TEE: derives its key from salt and agent id inside the TEE, then quotes the digest
- * of `{agentId, agentName, publicKey, createdAt}`. A stored registration with the same key and name is reused
- * as is (idempotent); a renamed agent keeps its `createdAt` and gets a fresh quote; a new key is a new
+ * of `{agentId, agentName, publicKey, createdAt}`. A stored registration with the same key and name whose quote
+ * still verifies is reused as is (idempotent); a renamed agent keeps its `createdAt` and gets a fresh quote; a new key is a new
  * registration. Processes sharing one database converge on the first stored record.
  */
 export async function registerAgent(
@@ -52,7 +68,11 @@ export async function registerAgent(
   const id = registrationIdOf(agent.agentId, publicKey);
   const stored = await store.get(agent.agentId);
   const sameKey = stored?.publicKey === publicKey && stored.id === id;
-  if (sameKey && stored.agentName === agent.name && stored.attestation !== '') return stored;
+  const reusable =
+    sameKey &&
+    stored.agentName === agent.name &&
+    stillVerifies(stored, context.simulatorQuotes ?? false);
+  if (reusable) return stored;
   const binding = {
     agentId: agent.agentId,
     agentName: agent.name,

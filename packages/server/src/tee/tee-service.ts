@@ -107,6 +107,8 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
     salt,
     store: options.store ?? createMemoryTeeAgentStore(),
     clock: options.clock ?? Date.now,
+    // A stored simulator quote is never served by a production TEE: it is quoted afresh there.
+    simulatorQuotes: config.mode !== 'PRODUCTION',
   };
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const serial = createSerialQueue();

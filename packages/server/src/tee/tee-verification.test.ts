@@ -8,7 +8,7 @@ import {
 } from '@parley/tee';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDstackSimulator } from './simulator/create-dstack-simulator';
-import { createMemoryTeeAgentStore } from './tee-agent-store';
+import { createMemoryTeeAgentStore, type TeeAgentStore } from './tee-agent-store';
 import { parseTeeConfig } from './tee-config';
 import { createTeeService } from './tee-service';
 import { createCapturingLogger } from './test-support';
@@ -126,14 +126,34 @@ describe('verifying the server with @parley/tee', () => {
   it('names the agent whose own attestation is wrong inside a genuinely attested list', async () => {
     // A corrupted store hands back a record whose quote belongs to another agent; the list still binds it.
     const [first, second] = response.agents;
-    const store = createMemoryTeeAgentStore();
-    await store.putIfAbsent({ ...second!, attestation: first!.attestation });
+    const corrupted = { ...second!, attestation: first!.attestation };
+    const store: TeeAgentStore = {
+      get: () => Promise.resolve(corrupted),
+      putIfAbsent: () => Promise.resolve(corrupted),
+      replace: () => Promise.resolve(corrupted),
+    };
     const service = createTeeService({ config, logger: createCapturingLogger().logger, store });
     await service.register([{ agentId: second!.agentId, name: second!.agentName }]);
     const list = await service.listAgents(NONCE);
     const result = verifyAgentsAttestation(list, { nonce: NONCE, allowSimulator: true });
     expect(result).toMatchObject({ valid: false, failure: 'REPORT_DATA' });
     expect(!result.valid && result.message).toMatch(/^agent agent-2: /);
+  });
+
+  it('quotes a stored registration afresh when its quote no longer verifies, keeping createdAt', async () => {
+    const [first, second] = response.agents;
+    const store = createMemoryTeeAgentStore();
+    await store.putIfAbsent({ ...second!, attestation: first!.attestation });
+    const service = createTeeService({ config, logger: createCapturingLogger().logger, store });
+    const [repaired] = await service.register([
+      { agentId: second!.agentId, name: second!.agentName },
+    ]);
+    expect(repaired).toMatchObject({ createdAt: second!.createdAt, publicKey: second!.publicKey });
+    expect(repaired!.attestation).not.toBe(first!.attestation);
+    expect(verifyAgentAttestation(repaired!, { allowSimulator: true })).toMatchObject({
+      valid: true,
+    });
+    expect(await store.get(second!.agentId)).toEqual(repaired);
   });
 
   it('rejects a quote whose certificates have expired', () => {
