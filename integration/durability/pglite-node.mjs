@@ -4,6 +4,7 @@
  * one JSON line `{ "url": … }` once it serves. The durability tests kill it with SIGKILL and start it again.
  */
 import process from 'node:process';
+import { setInterval } from 'node:timers';
 import { createLogger, createServer } from '@parley/server';
 
 const dataDir = process.env.DATA_DIR;

@@ -98,7 +98,7 @@ it(
 
       const peak = Math.max(...underLoad.map((vitals) => vitals.rssMb));
       const worstDelay = Math.max(...underLoad.map((vitals) => vitals.delayP99Ms));
-      console.log(
+      process.stdout.write(
         `soak ${SOAK_SECONDS} s: RSS baseline ${baseline.rssMb.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, ` +
           `settled ${settled.rssMb.toFixed(0)} MB; event-loop delay p99 worst ${worstDelay.toFixed(1)} ms\n` +
           underLoad
@@ -106,7 +106,8 @@ it(
               (v, second) =>
                 `  ${second + 1}s rss ${v.rssMb.toFixed(0)} MB delay p99 ${v.delayP99Ms.toFixed(1)} ms`,
             )
-            .join('\n'),
+            .join('\n') +
+          '\n',
       );
       expect(failures).toEqual([]);
       // Near the baseline: within a quarter, plus 40 MB for caches that a load fills once (bounded by design).
