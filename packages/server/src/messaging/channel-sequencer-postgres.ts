@@ -14,7 +14,7 @@ export interface PostgresChannelSequencerOptions {
    * channel waits at most this long before the tickets behind the dead process's go ahead.
    */
   leaseMs?: number;
-  /** Connections of its own (default 10): one listens, the others take, check and release tickets. */
+  /** Connections of its own (default 4): one listens, the others take, check and release tickets. */
   poolSize?: number;
   /** How often a waiting ticket looks again without being notified, for missed notifications (default 1000 ms). */
   pollMs?: number;
@@ -55,7 +55,7 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     this.#pollMs = options.pollMs ?? 1000;
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? 4,
     });
     this.#pool.on('error', (error) => this.#warn(error, 'sequencer connection lost'));
   }
