@@ -39,25 +39,28 @@ function ancestors() {
 }
 
 const quiet = passthrough.some((arg) => ['--help', '-h', '--version', '-v'].includes(arg));
-if (!quiet)
-  process.stderr.write(
-    'parley: building (the first start builds every package; later ones come from the cache)…\n',
+// PARLEY_SKIP_BUILD=1 runs what is built already (tests of this launcher, or after `npx -y pnpm@10 build`).
+if (process.env.PARLEY_SKIP_BUILD !== '1') {
+  if (!quiet)
+    process.stderr.write(
+      'parley: building (the first start builds every package; later ones come from the cache)…\n',
+    );
+  const build = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'turbo', 'bin', 'turbo'),
+      'run',
+      'build',
+      '--filter=@parley/server-app...',
+      '--output-logs=hash-only',
+    ],
+    // Progress goes to stderr, so that the server's stdout carries only its own output.
+    { cwd: root, stdio: ['ignore', quiet ? 'ignore' : process.stderr, 'inherit'] },
   );
-const build = spawnSync(
-  process.execPath,
-  [
-    join(root, 'node_modules', 'turbo', 'bin', 'turbo'),
-    'run',
-    'build',
-    '--filter=@parley/server-app...',
-    '--output-logs=hash-only',
-  ],
-  // Progress goes to stderr, so that the server's stdout carries only its own output.
-  { cwd: root, stdio: ['ignore', quiet ? 'ignore' : process.stderr, 'inherit'] },
-);
-if (build.status !== 0) {
-  process.stderr.write('parley: the build failed; run `npx -y pnpm@10 build` to see why\n');
-  process.exit(build.status ?? 1);
+  if (build.status !== 0) {
+    process.stderr.write('parley: the build failed; run `npx -y pnpm@10 build` to see why\n');
+    process.exit(build.status ?? 1);
+  }
 }
 
 const server = spawn(
