@@ -170,6 +170,13 @@ describe('chat page in headless Chromium', () => {
       // The channel is remembered, the TEE badge shows the status.
       await expect.poll(() => page.locator('.recent button').count()).toBe(1);
       await expect.poll(() => page.locator('.tee-badge').textContent()).toBe('TEE: off');
+      const docs = await page.request.get(
+        new URL(
+          (await page.getByRole('link', { name: 'API docs' }).getAttribute('href'))!,
+          page.url(),
+        ).href,
+      );
+      expect(docs.status()).toBe(200);
 
       await mkdir(join(tmpdir(), 'parley-web'), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });

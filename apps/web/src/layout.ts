@@ -135,6 +135,7 @@ export function buildLayout(): Layout {
         agentError,
       ),
       teeBadge,
+      h('a', { href: './api/docs', className: 'docs-link' }, 'API docs'),
       apiKeyForm,
     ),
     teePanel,
