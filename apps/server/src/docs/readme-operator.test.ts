@@ -27,7 +27,8 @@ function postgresAnswers(): boolean {
   }
 }
 const havePostgres = postgresAnswers();
-if (!havePostgres) process.stderr.write('README operator example skipped: no PostgreSQL on 127.0.0.1:5432\n');
+if (!havePostgres)
+  process.stderr.write('README operator example skipped: no PostgreSQL on 127.0.0.1:5432\n');
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
