@@ -10,5 +10,9 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/tee',
   '/api/agents',
   '/api/server',
+  '/api/docs',
+  '/api/openapi.json',
+  '/api/asyncapi.json',
+  '/metrics',
   '/socket.io',
 ] as const;

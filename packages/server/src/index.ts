@@ -30,3 +30,4 @@ export type { DatabaseLocation } from './storage/create-database';
 export { parseTeeConfig } from './tee';
 export type { TeeConfig } from './tee';
 export type { ParleySocketServer } from './socket/create-socket-server';
+export type { ClusterOptions } from './socket/create-adapter';

@@ -42,6 +42,8 @@ export type AgentResponse = z.infer<typeof agentResponseSchema>;
 export const websocketModeResponseSchema = z.object({
   success: z.boolean(),
   userMessage: userMessageSummarySchema,
+  /** The id the agent's reply has (and will be stored under): to match its broadcast or resume its stream. */
+  replyId: z.string().optional(),
 });
 
 /** Response of mode `sync`: the user message and the agent's full reply. */

@@ -112,6 +112,7 @@ export function serveSocketProtocol(
       senderName: payload.senderName,
       source: payload.source,
       messageId: payload.messageId,
+      agentId: payload.agentId,
       metadata:
         payload.attachments.length > 0
           ? { ...payload.metadata, attachments: payload.attachments }
