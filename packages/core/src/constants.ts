@@ -10,9 +10,16 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/tee',
   '/api/agents',
   '/api/server',
+  '/socket.io',
+] as const;
+
+/**
+ * Paths the server itself serves outside those prefixes (API documents, metrics): no plugin route may take
+ * them either. Unlike the prefixes they bring their own auth (the documents are open, metrics need the token).
+ */
+export const RESERVED_PATHS = [
   '/api/docs',
   '/api/openapi.json',
   '/api/asyncapi.json',
   '/metrics',
-  '/socket.io',
 ] as const;

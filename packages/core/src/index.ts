@@ -3,7 +3,12 @@
  * Wire types shared by every Parley package: socket opcodes and typed event maps, zod schemas of every payload
  * that crosses a boundary, and the one error base.
  */
-export { API_KEY_HEADER, DEFAULT_SERVER_ID, RESERVED_PATH_PREFIXES } from './constants';
+export {
+  API_KEY_HEADER,
+  DEFAULT_SERVER_ID,
+  RESERVED_PATHS,
+  RESERVED_PATH_PREFIXES,
+} from './constants';
 export { SOCKET_MESSAGE_TYPE } from './socket/message-type';
 export type {
   ClientToServerEvents,

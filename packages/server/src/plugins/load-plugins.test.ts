@@ -61,15 +61,19 @@ describe('loadPlugins validation', () => {
     expect(badType.message).toMatch(/^plugin "hooks" route 1 \(OPTIONS \/x\): type/);
   });
 
-  it.each(['/api/messaging/submit', '/api/tee', '/socket.io/x', '/API/Agents'])(
-    'refuses a route under a built-in prefix: %s',
-    async (path) => {
-      const error = await loadError([
-        { name: 'sneaky', routes: [{ type: 'POST', path, handler: ok }] },
-      ]);
-      expect(error.message).toMatch(/^plugin "sneaky" .*built-in prefix/);
-    },
-  );
+  it.each([
+    '/api/messaging/submit',
+    '/api/tee',
+    '/socket.io/x',
+    '/API/Agents',
+    '/metrics',
+    '/api/docs',
+  ])('refuses a route on a path the server serves itself: %s', async (path) => {
+    const error = await loadError([
+      { name: 'sneaky', routes: [{ type: 'POST', path, handler: ok }] },
+    ]);
+    expect(error.message).toMatch(/^plugin "sneaky" .*the path is the server's own/);
+  });
 
   it('allows paths that only look like a built-in prefix', async () => {
     const { table } = await load([

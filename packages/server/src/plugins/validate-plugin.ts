@@ -1,12 +1,18 @@
-import { RESERVED_PATH_PREFIXES, routeDefinitionSchema, toValidationIssues } from '@parley/core';
+import {
+  RESERVED_PATHS,
+  RESERVED_PATH_PREFIXES,
+  routeDefinitionSchema,
+  toValidationIssues,
+} from '@parley/core';
 import type { Plugin, Route } from '@parley/plugin-sdk';
 import { ConfigError } from '../config/config-error';
 
 function isReserved(path: string): boolean {
   // Case-insensitive on purpose: a look-alike of a built-in path only confuses operators.
   const lower = path.toLowerCase();
-  return RESERVED_PATH_PREFIXES.some(
-    (prefix) => lower === prefix || lower.startsWith(`${prefix}/`),
+  return (
+    (RESERVED_PATHS as readonly string[]).includes(lower) ||
+    RESERVED_PATH_PREFIXES.some((prefix) => lower === prefix || lower.startsWith(`${prefix}/`))
   );
 }
 
@@ -66,7 +72,7 @@ export function validatePlugin(plugin: unknown, where: string): Plugin {
     }
     if (isReserved(result.data.path)) {
       throw new ConfigError(
-        `plugin "${name}" ${describeRoute(route, index)}: the path is under a built-in prefix (${RESERVED_PATH_PREFIXES.join(', ')})`,
+        `plugin "${name}" ${describeRoute(route, index)}: the path is the server's own (${[...RESERVED_PATH_PREFIXES, ...RESERVED_PATHS].join(', ')})`,
       );
     }
   });
