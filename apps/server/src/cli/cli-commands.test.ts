@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +156,16 @@ describe('start-up errors name the setting and its value', () => {
       'parley: DATABASE_URL postgres://postgres:****@127.0.0.1:1/parley is unreachable (ECONNREFUSED)',
     );
     expect(stderr).not.toContain('hunter2');
+    expect(code).toBe(1);
+  });
+
+  it('a character file with an unknown key, naming the key and the file', async () => {
+    await writeFile(join(cwd, 'typo.json'), JSON.stringify({ name: 'Ty', sytem: 'Be brief.' }));
+    const { code, stderr } = await run(['--character', 'typo.json'], { PORT: '0' });
+    expect(stderr).toContain(
+      `parley: character file ${join(cwd, 'typo.json')}: unknown key "sytem"`,
+    );
+    expect(stderr).toContain('did you mean "system"?');
     expect(code).toBe(1);
   });
 
