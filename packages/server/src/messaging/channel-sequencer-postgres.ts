@@ -56,6 +56,9 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 4,
+      // A database that is gone must fail calls, not hang them (a reply waits on its turn meanwhile).
+      connectionTimeoutMillis: 5000,
+      query_timeout: 15_000,
     });
     this.#pool.on('error', (error) => this.#warn(error, 'sequencer connection lost'));
   }
@@ -101,11 +104,17 @@ export class PostgresChannelSequencer implements ChannelSequencer {
       )
       .catch((error: unknown) => this.#warn(error, 'sequencer could not release its tickets'));
     this.#listener?.release(true);
-    await this.#pool.end();
+    // After an outage a query may still hold a connection until its timeout: do not wait for it longer.
+    await Promise.race([
+      this.#pool.end(),
+      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+    ]);
   }
 
   async #setUp(): Promise<void> {
     const client = await this.#pool.connect();
+    // A connection lost while checked out emits 'error' on the client: without a listener, the process dies.
+    client.on('error', (error) => this.#warn(error, 'sequencer set-up connection lost'));
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
@@ -139,15 +148,28 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     });
     client.on('end', () => {
       this.#listener = undefined;
-      if (this.#closed) return;
       // Notifications sent meanwhile are covered by polling; listen again once the database answers.
-      setTimeout(
-        () => void this.#listen().catch((error) => this.#warn(error, 'listen failed')),
-        1000,
-      ).unref();
+      this.#listenAgain(1000);
     });
-    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    try {
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
     this.#listener = client;
+  }
+
+  /** Listens again after `delayMs`, and keeps trying (backing off up to 30 s) until it works or the sequencer closes. */
+  #listenAgain(delayMs: number): void {
+    if (this.#closed) return;
+    setTimeout(() => {
+      if (this.#closed || this.#listener) return;
+      this.#listen().catch((error: unknown) => {
+        this.#warn(error, 'listen failed');
+        this.#listenAgain(Math.min(delayMs * 2, 30_000));
+      });
+    }, delayMs).unref();
   }
 
   /** Takes the next ticket of `key`, after the previous local one, so local arrival order is kept. */
