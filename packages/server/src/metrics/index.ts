@@ -14,5 +14,6 @@ export type {
 } from './create-metrics';
 export { METRICS_PATH, metricsRoutes } from './metrics-routes';
 export type { MetricsRoutesOptions } from './metrics-routes';
+export { observeReply } from './observe-reply';
 export { socketSources } from './socket-sources';
 export type { SocketServerLike } from './socket-sources';
