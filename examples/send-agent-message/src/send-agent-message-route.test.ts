@@ -70,11 +70,16 @@ describe('POST /send-agent-message', () => {
     expect(await response.json()).toEqual({ success: false, error: expect.any(String) });
   });
 
-  it('answers 500 without detail when the submit call is refused (text over the server limit)', async () => {
+  it('answers 400 naming the problem when the messaging interface refuses the message (too long, NUL)', async () => {
     const channelId = crypto.randomUUID();
-    const response = await send({ channelId, message: 'x'.repeat(100_001) });
-    expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ success: false, error: 'Failed to send the message' });
+    for (const message of ['x'.repeat(100_001), 'nul \u0000 inside']) {
+      const response = await send({ channelId, message });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        success: false,
+        error: expect.stringMatching(/content/) as string,
+      });
+    }
     expect(await server.listMessages(channelId)).toEqual([]);
   });
 

@@ -5,7 +5,8 @@ import { parseSendRequest } from './parse-send-request';
  * `POST /send-agent-message`: `{ channelId, message, metadata? }` makes the agent post `message` into the
  * channel through the messaging interface (`POST {SERVER_URL}/api/messaging/submit`), as an external
  * integration would. Answers `200 { success: true, messageId, message }`; `400 { success: false, error }` when
- * channelId or message is missing or channelId is not a UUID; `500 { success: false, error }` on any failure,
+ * channelId or message is missing or channelId is not a UUID, or when the messaging interface refuses the
+ * message as bad input (too long, unstorable characters); `500 { success: false, error }` on any other failure,
  * the cause logged and never returned.
  */
 export const sendAgentMessageRoute = defineRoute({
@@ -29,8 +30,18 @@ export const sendAgentMessageRoute = defineRoute({
       });
       response.json({ success: true, messageId: stored.id, message: 'Message sent' });
     } catch (error) {
+      // The messaging interface refused the message itself (too long, NUL…): the caller's mistake, said as is.
+      if (isBadRequest(error)) {
+        response.status(400).json({ success: false, error: error.message });
+        return;
+      }
       runtime.logger.error({ err: error, channelId }, 'sending an agent message failed');
       response.status(500).json({ success: false, error: 'Failed to send the message' });
     }
   },
 });
+
+/** Whether the messaging interface answered 400: the message itself was refused. */
+function isBadRequest(error: unknown): error is Error {
+  return error instanceof Error && (error as { status?: unknown }).status === 400;
+}
