@@ -7,6 +7,8 @@ import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
 import { applyConnectionLimits, type ConnectionLimitOptions } from './http/connection-limits';
 import { createHttpApp } from './http/create-app';
+import type { RequestLogOptions } from './http/request-log';
+import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './http/exposure-warning';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
@@ -84,6 +86,12 @@ export interface ServerOptions {
   socketHandshakeLimit?: { burst: number; perSecond: number };
   /** How often scheduled messages are looked for (default 250 ms). */
   schedulerPollMs?: number;
+  /** Where to count requests, replies, model time and queues (`createMetrics()`; default: nowhere). */
+  metrics?: ParleyMetrics;
+  /** Level of the one log line per request (default `info`; `silent` for none). */
+  requestLogLevel?: RequestLogOptions['requestLogLevel'];
+  /** Called with each request's log entry (default: counted in `metrics` when given). */
+  onRequest?: RequestLogOptions['onRequest'];
   /** How long `stop()` lets in-flight requests and streams finish before closing them (default 10000 ms). */
   shutdownTimeoutMs?: number;
   /**
@@ -179,6 +187,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
     sequencer,
+    metrics: options.metrics,
+  });
+  options.metrics?.watch({
+    queues: { replies: () => messaging.pendingReplies },
+    ...(database.poolState ? { databasePool: () => database.poolState!() } : {}),
   });
   const scheduler = new ScheduledMessageDispatcher({
     store: new ScheduledMessageStore(database.db, () => database.sync()),
@@ -224,6 +237,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     authToken: options.authToken,
     bodyLimit,
     bindHost: options.host ?? '127.0.0.1',
+    requestLogLevel: options.requestLogLevel,
+    onRequest:
+      options.onRequest ??
+      (options.metrics && ((entry) => options.metrics!.observeHttpRequest(entry))),
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     rateLimit: options.rateLimit,

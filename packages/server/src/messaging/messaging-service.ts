@@ -15,6 +15,8 @@ import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
+import type { ParleyMetrics } from '../metrics/create-metrics';
+import { observeReply } from '../metrics/observe-reply';
 import { deliverToRoom } from './deliver-to-room';
 import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
@@ -87,6 +89,8 @@ export interface MessagingServiceOptions {
   sequencer?: ChannelSequencer;
   /** How long a finished reply stays resumable from memory (default 10 s); stored replies resume from storage. */
   replyLingerMs?: number;
+  /** Counts each reply (a consumer of its parts like the room). */
+  metrics?: ParleyMetrics;
 }
 
 const CHANNEL_AGENT_CACHE_SIZE = 10_000;
@@ -141,20 +145,23 @@ export class MessagingService {
     idempotentId?: string,
   ): Promise<{ message: StoredMessage; replayed: boolean }> {
     const author = this.#options.agents.find(input.author_id);
-    const stored = await this.#storeOnce({
-      id: idempotentId ?? reservedUuid(),
-      channelId: input.channel_id,
-      serverId: input.server_id,
-      authorId: input.author_id,
-      authorName: input.metadata.agentName ?? author?.character.name ?? input.author_id,
-      content: input.content,
-      sourceType: input.source_type,
-      rawMessage: input.raw_message ?? null,
-      metadata: input.metadata,
-      inReplyTo: input.in_reply_to ?? null,
-      createdAt: new Date(),
-      channelAgentId: author?.agentId ?? null,
-    }, idempotentId !== undefined);
+    const stored = await this.#storeOnce(
+      {
+        id: idempotentId ?? reservedUuid(),
+        channelId: input.channel_id,
+        serverId: input.server_id,
+        authorId: input.author_id,
+        authorName: input.metadata.agentName ?? author?.character.name ?? input.author_id,
+        content: input.content,
+        sourceType: input.source_type,
+        rawMessage: input.raw_message ?? null,
+        metadata: input.metadata,
+        inReplyTo: input.in_reply_to ?? null,
+        createdAt: new Date(),
+        channelAgentId: author?.agentId ?? null,
+      },
+      idempotentId !== undefined,
+    );
     return stored;
   }
 
@@ -318,6 +325,7 @@ export class MessagingService {
   #open(replyId: string, channelId: string, inReplyTo: string | null): ReplyStream {
     const stream = new ReplyStream(replyId, channelId, inReplyTo);
     deliverToRoom(stream, this.#options.broadcaster);
+    if (this.#options.metrics) observeReply(stream, this.#options.metrics);
     this.#replies.set(replyId, stream);
     void stream.ended.then(() => {
       const timer = setTimeout(() => {

@@ -24,6 +24,8 @@ export interface Database {
    * has nothing to make durable, so only an embedded database on disk does any work here.
    */
   sync(): Promise<void>;
+  /** The connection pool's state, for metrics (PostgreSQL only: the embedded database has no pool). */
+  poolState?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -33,12 +35,21 @@ export interface Database {
  * when another live process holds it, this throws a ParleyError (`CONFLICT`) saying so.
  */
 export function createDatabase(location: DatabaseLocation): Database {
-  const { dialect, sync, release } = dialectFor(location);
+  const { dialect, sync, release, pool } = dialectFor(location);
   const db = new Kysely<DatabaseSchema>({ dialect });
   return {
     db,
     kind: location.kind,
     sync,
+    ...(pool
+      ? {
+          poolState: () => ({
+            total: pool.totalCount,
+            idle: pool.idleCount,
+            waiting: pool.waitingCount,
+          }),
+        }
+      : {}),
     async migrate(logger) {
       const migrator = new Migrator({ db, provider: migrationProvider });
       const { error, results } = await migrator.migrateToLatest();
@@ -62,12 +73,18 @@ function dialectFor(location: DatabaseLocation): {
   dialect: Dialect;
   sync: () => Promise<void>;
   release: () => Promise<void>;
+  pool?: pg.Pool;
 } {
   if (location.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: location.url, max: location.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: location.url,
+      max: location.poolSize ?? 10,
+      // A database that accepts connections but never answers becomes a 503, not a hang.
+      connectionTimeoutMillis: 5000,
+    });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
-    return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing };
+    return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing, pool };
   }
   const dataDir = location.dataDir === 'memory' ? undefined : location.dataDir;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
