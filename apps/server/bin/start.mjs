@@ -54,8 +54,13 @@ if (process.env.PARLEY_SKIP_BUILD !== '1') {
       '--filter=@parley/server-app...',
       '--output-logs=hash-only',
     ],
-    // Progress goes to stderr, so that the server's stdout carries only its own output.
-    { cwd: root, stdio: ['ignore', quiet ? 'ignore' : process.stderr, 'inherit'] },
+    // Progress goes to stderr, so that the server's stdout carries only its own output. Type declarations
+    // (most of the build's time) are skipped: running the server needs none.
+    {
+      cwd: root,
+      stdio: ['ignore', quiet ? 'ignore' : process.stderr, 'inherit'],
+      env: { ...process.env, PARLEY_NO_DTS: '1' },
+    },
   );
   if (build.status !== 0) {
     process.stderr.write('parley: the build failed; run `npx -y pnpm@10 build` to see why\n');
