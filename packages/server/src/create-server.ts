@@ -7,6 +7,7 @@ import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
 import { applyConnectionLimits, type ConnectionLimitOptions } from './http/connection-limits';
 import { createHttpApp } from './http/create-app';
+import { createHostPolicy } from './http/host-allow-list';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './http/exposure-warning';
@@ -172,6 +173,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     authToken: options.authToken,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
     handshakeLimit: options.socketHandshakeLimit,
+    isAllowedHost: createHostPolicy({
+      allowedHosts: options.allowedHosts,
+      bindHost: options.host ?? '127.0.0.1',
+    }),
     cluster:
       options.cluster ??
       (location.kind === 'postgres'
@@ -313,6 +318,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {
       messaging.abortReplies();
+      await Promise.all(agents.list().map((agent) => agent.stopServices()));
       await tee.close();
       await scheduler.stop();
       await sequencer?.close();

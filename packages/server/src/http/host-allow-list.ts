@@ -33,21 +33,36 @@ function hostnameOf(url: string): string {
  * own name at this server still sends its own name as Host.
  */
 export function hostAllowList(allowed: readonly string[]): MiddlewareHandler<AppEnv> {
-  const names = new Set(allowed.map((name) => name.replace(/^\[|\]$/g, '').toLowerCase()));
-  const suffixes = [...names].filter((name) => name.startsWith('.'));
-  const any = names.has('*');
+  const isAllowed = createHostMatcher(allowed);
   return async (c, next) => {
-    if (!any) {
-      const host = hostnameOf(c.req.url);
-      const listed =
-        names.has(host) ||
-        suffixes.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix));
-      if (!listed) {
-        throw new ParleyError('FORBIDDEN', 'This Host is not allowed; see allowedHosts');
-      }
+    if (!isAllowed(hostnameOf(c.req.url))) {
+      throw new ParleyError('FORBIDDEN', 'This Host is not allowed; see allowedHosts');
     }
     await next();
   };
+}
+
+/**
+ * Whether a host name (lower case, no port, no brackets) is in `allowed` (see {@link hostAllowList}): the one
+ * rule for REST and for the socket's handshake.
+ */
+export function createHostMatcher(allowed: readonly string[]): (host: string) => boolean {
+  const names = new Set(allowed.map((name) => name.replace(/^\[|\]$/g, '').toLowerCase()));
+  const suffixes = [...names].filter((name) => name.startsWith('.'));
+  if (names.has('*')) return () => true;
+  return (host) =>
+    names.has(host) || suffixes.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix));
+}
+
+/** The host name a node request names in its Host header (lower case, no port, no brackets), if any. */
+export function hostHeaderName(request: IncomingMessage): string | undefined {
+  const header = request.headers.host;
+  if (!header) return undefined;
+  try {
+    return hostnameOf(`http://${header}`);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -66,4 +81,27 @@ export function loopbackConnectionHostCheck(): MiddlewareHandler<AppEnv> {
 
 function localAddressOf(c: Context<AppEnv>): string | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.localAddress;
+}
+
+/**
+ * The same Host rule for requests that do not go through hono (the socket's handshake): with `allowedHosts`, or
+ * a loopback `bindHost`, the Host must be listed; otherwise a connection that arrived over loopback must name a
+ * loopback Host, and one from elsewhere may name any.
+ */
+export function createHostPolicy(options: {
+  allowedHosts?: readonly string[];
+  bindHost?: string;
+}): (request: IncomingMessage) => boolean {
+  const allowed =
+    options.allowedHosts ??
+    (options.bindHost === undefined ? undefined : defaultAllowedHosts(options.bindHost));
+  const listed = allowed && createHostMatcher(allowed);
+  const loopbackOnly = createHostMatcher(LOOPBACK_HOSTS);
+  return (request) => {
+    const host = hostHeaderName(request);
+    if (listed) return host !== undefined && listed(host);
+    const local = request.socket.localAddress;
+    if (local !== undefined && !isLoopbackAddress(local)) return true;
+    return host !== undefined && loopbackOnly(host);
+  };
 }

@@ -1,5 +1,6 @@
 import { API_KEY_HEADER, type ClientToServerEvents, type ServerToClientEvents } from '@parley/core';
 import { safeEqual } from '@parley/plugin-sdk';
+import type { IncomingMessage } from 'node:http';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
 import { type ClusterOptions, createClusterAdapter } from './create-adapter';
@@ -19,6 +20,8 @@ export interface SocketServerOptions {
   maxPayloadBytes: number;
   /** New connections per client address (default: a burst of 60, then 20 per second). */
   handshakeLimit?: HandshakeLimit;
+  /** Whether a handshake's Host may connect (the REST Host rule; default: any). */
+  isAllowedHost?: (request: IncomingMessage) => boolean;
   /**
    * Processes that share rooms: every broadcast reaches the room's members on every process that has the
    * same `cluster`. Unset: rooms live in this process only.
@@ -37,6 +40,23 @@ export function socketServerReady(io: ParleySocketServer): Promise<void> {
 }
 
 /**
+ * engine.io's hook for each new connection: a Host the REST interface would refuse is refused here too (a page
+ * that rebinds its DNS name to this server cannot open a socket), and each address has a rate.
+ */
+function allowHandshake(options: SocketServerOptions) {
+  const limit = createHandshakeLimiter(options.handshakeLimit ?? DEFAULT_HANDSHAKE_LIMIT);
+  const isAllowedHost = options.isAllowedHost ?? (() => true);
+  return (
+    request: IncomingMessage,
+    callback: (error: string | null | undefined, allow: boolean) => void,
+  ) => {
+    if (!isAllowedHost(request))
+      return callback('This Host is not allowed; see allowedHosts', false);
+    limit(request, callback);
+  };
+}
+
+/**
  * socket.io on the HTTP port: transports polling and websocket, any origin with GET and POST, optional API-key
  * auth, `connection_established` on connect, and rooms across processes with `cluster`.
  */
@@ -47,7 +67,7 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     cors: { origin: '*', methods: ['GET', 'POST'] },
     maxHttpBufferSize: options.maxPayloadBytes,
     serveClient: false,
-    allowRequest: createHandshakeLimiter(options.handshakeLimit ?? DEFAULT_HANDSHAKE_LIMIT),
+    allowRequest: allowHandshake(options),
   });
 
   if (options.cluster) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { connectClient } from '../../test/socket-client';
 import { startTestServer } from '../../test/test-server';
 import { createHandshakeLimiter } from './handshake-limiter';
@@ -39,5 +40,26 @@ describe('handshake limiter', () => {
         { interval: 300, timeout: 5000 },
       )
       .toBe('connected');
+  });
+
+  it('refuses a handshake whose Host the REST interface would refuse (DNS rebinding)', async () => {
+    await using test = await startTestServer();
+    // A raw polling handshake: clients cannot choose their Host header, but a rebinding page's browser sends its
+    // own name.
+    const handshakeWithHost = (host: string) =>
+      new Promise<number | undefined>((resolve) => {
+        const request = httpRequest(
+          `${test.url}/socket.io/?EIO=4&transport=polling`,
+          { headers: { host } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode);
+          },
+        );
+        request.on('error', () => resolve(undefined));
+        request.end();
+      });
+    expect(await handshakeWithHost('rebound.example')).toBe(403);
+    expect(await handshakeWithHost(`localhost:${new URL(test.url).port}`)).toBe(200);
   });
 });
