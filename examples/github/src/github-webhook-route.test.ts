@@ -172,6 +172,22 @@ describe('POST /github/webhook, refused deliveries', () => {
 });
 
 describe('POST /github/webhook, failures', () => {
+  it('posts an issue whose title holds NUL or a lone surrogate, without them', async () => {
+    const response = await deliver(
+      'issues',
+      {
+        action: 'opened',
+        issue: { number: 4, title: 'Bad\u0000title \ud800here' },
+        repository: { full_name: 'octo/repo' },
+        sender: { login: 'bob' },
+      },
+      { deliveryId: randomUUID() },
+    );
+    expect(response.status).toBe(200);
+    const [latest] = await server.listMessages(CHANNEL);
+    expect(latest?.content).toContain('Badtitle \ufffdhere');
+  });
+
   it('answers 500 without internal detail when posting the message fails', async () => {
     const body = JSON.stringify(push);
     const logged: unknown[] = [];

@@ -84,11 +84,13 @@ export const githubWebhookRoute = defineRoute({
       response.json({ ok: true });
       return;
     }
-    const text = formatGithubEvent(event, payload);
-    if (text === undefined) {
+    const formatted = formatGithubEvent(event, payload);
+    if (formatted === undefined) {
       response.json({ success: true, message: `Ignored GitHub event "${event}"` });
       return;
     }
+    // Titles and names are the sender's text: what a database cannot store is dropped, the rest is posted.
+    const text = toStorableText(formatted);
     const deliveryId = request.headers['x-github-delivery'];
     const messageId = deliveryMessageId(runtime.agentId, channelId, deliveryId);
     try {
@@ -113,8 +115,24 @@ export const githubWebhookRoute = defineRoute({
         });
         return;
       }
+      if (isBadRequest(error)) {
+        response.status(400).json({ success: false, error: error.message });
+        return;
+      }
       runtime.logger.error({ err: error, event }, 'posting a GitHub event failed');
       response.status(500).json({ success: false, error: 'Failed to process the event' });
     }
   },
 });
+
+/** NUL removed and lone UTF-16 surrogates replaced (U+FFFD): what PostgreSQL and JSON can hold. */
+function toStorableText(text: string): string {
+  return text
+    .replaceAll('\u0000', '')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** Whether posting failed on the message itself (a BAD_REQUEST, e.g. too long): the sender's 400. */
+function isBadRequest(error: unknown): error is Error {
+  return error instanceof Error && (error as { code?: unknown }).code === 'BAD_REQUEST';
+}
