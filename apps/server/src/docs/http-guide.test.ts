@@ -67,6 +67,7 @@ describe('docs/http-guide.md', () => {
       '/metrics',
       '/api/messaging/submit',
       '/api/messaging/channels/',
+      '/api/messaging/replies/',
       '/api/tee/status',
       '/api/tee/agents',
       '/api/openapi.json',
