@@ -69,8 +69,8 @@ export const sendMessagePayloadSchema = z
       )
       .optional(),
     source: storableString().max(64).default('socket'),
-  /** The agent that should answer (default: the channel's agent, else the default agent). */
-  agentId: uuidSchema.optional(),
+    /** The agent that should answer (default: the channel's agent, else the default agent). */
+    agentId: uuidSchema.optional(),
     attachments: z.array(z.unknown()).max(64).superRefine(refineStorableJson).default([]),
     metadata: metadataSchema.default({}),
   })

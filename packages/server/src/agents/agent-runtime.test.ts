@@ -56,9 +56,7 @@ describe('agent registry', () => {
   });
 
   it('refuses two agents with the same id', () => {
-    expect(() => createAgentProfiles([{ name: 'Same' }, { name: 'Same' }])).toThrow(
-      ConfigError,
-    );
+    expect(() => createAgentProfiles([{ name: 'Same' }, { name: 'Same' }])).toThrow(ConfigError);
   });
 
   it('answers NOT_FOUND for an unknown agent', () => {

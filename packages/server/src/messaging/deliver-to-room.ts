@@ -28,7 +28,8 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
         });
         return;
       case 'reply-end':
-        if (part.message) broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
+        if (part.message)
+          broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
         break;
       case 'error':
         broadcaster.emit(channelId, 'messageError', {

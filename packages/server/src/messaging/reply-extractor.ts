@@ -23,7 +23,8 @@ export function createReplyExtractor(): ReplyExtractor {
   let json = '';
   const track = (output: string, input: string) => {
     streamed += output;
-    if (filter.contentType === 'json' && json.length + input.length <= MAX_JSON_ANSWER) json += input;
+    if (filter.contentType === 'json' && json.length + input.length <= MAX_JSON_ANSWER)
+      json += input;
     return output;
   };
   return {
@@ -52,7 +53,7 @@ function jsonFields(answer: string): { actions: string[]; thought: string | unde
   return {
     actions:
       Array.isArray(actions) && actions.every((action) => typeof action === 'string')
-        ? (actions)
+        ? actions
         : ['REPLY'],
     thought: typeof thought === 'string' ? thought : undefined,
   };

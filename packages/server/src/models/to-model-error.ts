@@ -21,7 +21,7 @@ function safeMessageOf(error: unknown): string {
     // Only the status is repeated: the upstream body and URL may carry internals or echo credentials.
     if (error.statusCode === undefined) return 'The model service could not be reached';
     // A success status with an error means the answer began and its stream broke off.
-    if (error.statusCode < 300) return 'The model service\'s answer stream ended early';
+    if (error.statusCode < 300) return "The model service's answer stream ended early";
     return `The model service answered with HTTP ${error.statusCode}`;
   }
   if (isMalformed(error)) return 'The model service sent a malformed response';

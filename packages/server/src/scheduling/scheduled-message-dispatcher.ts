@@ -64,10 +64,7 @@ export class ScheduledMessageDispatcher {
   }
 
   /** Validates and stores a message for `agent` to post at `sendAt`. */
-  async schedule(
-    agent: AgentProfile,
-    input: AgentScheduleOptions,
-  ): Promise<ScheduledMessageInfo> {
+  async schedule(agent: AgentProfile, input: AgentScheduleOptions): Promise<ScheduledMessageInfo> {
     const { channelId, text, metadata } = parseOrThrow(
       scheduledPostSchema,
       { channelId: input.channelId, text: input.text, metadata: input.metadata },

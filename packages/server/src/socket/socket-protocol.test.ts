@@ -219,7 +219,7 @@ describe('event socket under abuse', () => {
     const errors: unknown[] = [];
     socket.on('messageError', (e) => errors.push(e));
     for (let i = 0; i < 150; i++) {
-      emitWithoutAck(socket, (i % 3 === 0 ? { type: i } : i % 3 === 1 ? null : [i, 'x']));
+      emitWithoutAck(socket, i % 3 === 0 ? { type: i } : i % 3 === 1 ? null : [i, 'x']);
       socket.emit('typing', { garbage: i } as never);
     }
     expect(await joinRoom(socket, randomUUID(), 'survivor')).toMatchObject({ status: 'ok' });

@@ -171,20 +171,25 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
     ]);
   });
 
-  it.skipIf(skip)('pages by message id without skipping messages that share a timestamp', async () => {
-    const channelId = randomUUID();
-    const createdAt = new Date();
-    const sent = Array.from({ length: 60 }, (_, n) => newMessage(channelId, `m${n}`, { createdAt }));
-    await Promise.all(sent.map((message) => store.insert(message)));
-    const seen: string[] = [];
-    let before: { messageId: string } | undefined;
-    for (;;) {
-      const page = await store.list(channelId, { limit: 7, before });
-      if (page.length === 0) break;
-      seen.push(...page.map((message) => message.id));
-      before = { messageId: page.at(-1)!.id };
-    }
-    expect(seen).toHaveLength(60);
-    expect(new Set(seen)).toEqual(new Set(sent.map((message) => message.id)));
-  });
+  it.skipIf(skip)(
+    'pages by message id without skipping messages that share a timestamp',
+    async () => {
+      const channelId = randomUUID();
+      const createdAt = new Date();
+      const sent = Array.from({ length: 60 }, (_, n) =>
+        newMessage(channelId, `m${n}`, { createdAt }),
+      );
+      await Promise.all(sent.map((message) => store.insert(message)));
+      const seen: string[] = [];
+      let before: { messageId: string } | undefined;
+      for (;;) {
+        const page = await store.list(channelId, { limit: 7, before });
+        if (page.length === 0) break;
+        seen.push(...page.map((message) => message.id));
+        before = { messageId: page.at(-1)!.id };
+      }
+      expect(seen).toHaveLength(60);
+      expect(new Set(seen)).toEqual(new Set(sent.map((message) => message.id)));
+    },
+  );
 });

@@ -70,7 +70,9 @@ export function messagingRoutes(
       idempotent: messageId !== undefined,
     });
     // A retry of a request already taken gets the same reply again, never a second one.
-    const reply = replayed ? await messaging.replyOnce(agent, message) : messaging.reply(agent, message);
+    const reply = replayed
+      ? await messaging.replyOnce(agent, message)
+      : messaging.reply(agent, message);
     const userMessage = { id: message.id, text: message.content };
 
     if (body.mode === 'stream') {
@@ -138,8 +140,7 @@ async function waitForEnd(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () =>
-        reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
+      () => reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
       timeoutMs,
     );
   });
