@@ -34,7 +34,9 @@ export function startChild(script, config, { execArgv = [] } = {}) {
     wait.resolve(message);
   });
   const exited = new Promise((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': a child that sends its result and exits at once may be reported as exited before its
+    // last messages were delivered; 'close' comes after the IPC channel is drained.
+    child.once('close', (code, signal) => {
       running.delete(child);
       exitError = new Error(`${script} exited (code ${code}, signal ${signal})`);
       for (const wait of waiting.splice(0)) {

@@ -71,5 +71,8 @@ while (total.length + errors < maxRequests && msSince(started) < durationMs) {
 const elapsedMs = msSince(started);
 agent.destroy();
 const clientCpu = cpuPercentSince(mark);
-process.send({ type: 'result', total, firstChunk, errors, lastError, elapsedMs, clientCpu });
-process.disconnect();
+// Disconnect only once the result is written: a large result (tens of thousands of samples) is still being
+// sent when send() returns, and disconnecting then drops it.
+process.send({ type: 'result', total, firstChunk, errors, lastError, elapsedMs, clientCpu }, () =>
+  process.disconnect(),
+);
