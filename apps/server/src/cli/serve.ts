@@ -22,13 +22,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     for (const warning of config.warnings) logger.warn(warning);
     const { options, plugins } = await buildServerOptions(config, cwd);
     const metrics = createMetrics();
-    server = createServer({
-      ...options,
-      logger,
-      metrics,
-      onRequest: (entry: Parameters<typeof metrics.observeHttpRequest>[0]) =>
-        metrics.observeHttpRequest(entry),
-    } as Parameters<typeof createServer>[0]);
+    // Given metrics, the server counts its requests, replies and queues into them.
+    server = createServer({ ...options, logger, metrics });
     metrics.watch(socketSources(server.io));
     server.app.route('/', metricsRoutes(metrics, { authToken: config.authToken }));
     serveWebPage(server);
