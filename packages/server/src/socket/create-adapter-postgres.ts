@@ -38,16 +38,23 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
       () => undefined,
       (error: unknown) => logClusterError(logger, error, 'cluster table setup failed'),
     );
+  // The adapter's own timers may still fire once the server has stopped and the pool ended: not errors.
+  let closed = false;
   const factory = createAdapter(pool, {
     tableName: ATTACHMENTS_TABLE,
-    errorHandler: (error: Error) => logClusterError(logger, error, 'cluster adapter error'),
+    errorHandler: (error: Error) => {
+      if (!closed) logClusterError(logger, error, 'cluster adapter error');
+    },
   });
   return {
     adapter: releasingOnClose(
       function orderedAdapter(namespace: Namespace) {
         return publishInOrder(factory(namespace));
       },
-      () => pool.end(),
+      () => {
+        closed = true;
+        return pool.end();
+      },
     ),
     ready,
   };
