@@ -71,6 +71,7 @@ describe('REST calls against a real server', () => {
     expect(reply).toEqual({
       success: true,
       userMessage: { id: expect.any(String), text: 'Hello' },
+      replyId: expect.any(String),
     });
   });
 
@@ -95,7 +96,8 @@ describe('REST calls against a real server', () => {
     });
     for await (const event of stream) events.push(event);
 
-    expect(events[0]).toMatchObject({ event: 'user_message', id: '0' });
+    const replyId = events[0]?.event === 'user_message' ? events[0].data.replyId : undefined;
+    expect(events[0]).toMatchObject({ event: 'user_message', id: `${replyId}:-1:0` });
     const chunks = events.flatMap((event) => (event.event === 'chunk' ? [event.data] : []));
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, index) => index));
@@ -103,7 +105,9 @@ describe('REST calls against a real server', () => {
     expect(done?.event).toBe('done');
     if (done?.event !== 'done') return;
     expect(chunks.map((chunk) => chunk.chunk).join('')).toBe(done.data.text);
-    expect(events.map((event) => Number(event.id))).toEqual(events.map((_, index) => index));
+    // Every event names the reply and where it is in it, so that the stream can be resumed from any of them.
+    expect(events.every((event) => event.id?.startsWith(`${replyId}:`))).toBe(true);
+    expect(done.id).toBe(`${replyId}:end`);
     // The reply was stored like any other: it is the newest message of the channel.
     const [newest] = await client.channelMessages(channelId, { limit: 1 });
     expect(newest?.content).toBe(done.data.text);
