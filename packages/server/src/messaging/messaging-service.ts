@@ -22,6 +22,7 @@ import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
 import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
+import { toReplyError } from './reply-failure';
 import { ReplyStream } from './reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
@@ -288,6 +289,15 @@ export class MessagingService {
     void this.#queue
       .run(channelId, () =>
         this.#modelCalls(() => produceModelReply(this.#replyContext, stream, agent, userMessage)),
+      )
+      // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
+      .catch((error: unknown) =>
+        stream.write(
+          toReplyError(error, stream.replyId, this.#options.logger, {
+            channelId,
+            messageId: userMessage.id,
+          }),
+        ),
       )
       .finally(() => this.#count(channelId, -1));
     return stream;
