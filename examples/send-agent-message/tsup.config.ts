@@ -3,8 +3,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm'],
-  dts: true,
+  // PARLEY_NO_DTS=1 (the `start` script): no type declarations, which need every package's own.
+  dts: !process.env.PARLEY_NO_DTS,
   sourcemap: true,
-  clean: true,
+  clean: !process.env.PARLEY_NO_DTS,
   target: 'node20',
 });
