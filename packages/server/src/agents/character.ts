@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Character } from '@parley/plugin-sdk';
 import { toValidationIssues, uuidSchema } from '@parley/core';
+import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
 
@@ -33,7 +34,13 @@ export function parseCharacter(value: unknown, source: string): Character {
   );
 }
 
-/** Reads and validates a character file (JSON). Errors are one clear line naming the file. */
+const CHARACTER_KEYS = Object.keys(characterSchema.shape);
+
+/**
+ * Reads a character file strictly: unreadable, not JSON, a bad field or an unknown key (`"sytem"`) is a
+ * ConfigError naming the file, and for a key, the key and the nearest known one. Data for plugins belongs in
+ * `settings`.
+ */
 export async function loadCharacterFile(path: string): Promise<Character> {
   let text: string;
   try {
@@ -47,6 +54,15 @@ export async function loadCharacterFile(path: string): Promise<Character> {
     json = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(`character file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+    const unknown = Object.keys(json).find((key) => !CHARACTER_KEYS.includes(key));
+    if (unknown !== undefined) {
+      throw new ConfigError(
+        `character file ${path}: unknown key "${unknown}" (did you mean "${closest(unknown, CHARACTER_KEYS)}"? ` +
+          `known keys: ${CHARACTER_KEYS.join(', ')})`,
+      );
+    }
   }
   return parseCharacter(json, path);
 }

@@ -6,7 +6,7 @@
 export { ConfigError } from './config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './load-config';
 export type { ConfiguredServerOptions, ParleyConfig } from './load-config';
-export { loadCharacter } from './load-character';
+export { loadCharacterFile as loadCharacter } from '../agents/character';
 export { findMistypedSettings } from './find-mistyped-settings';
 export type { MistypedSetting } from './find-mistyped-settings';
 export { maskSetting } from './mask-setting';

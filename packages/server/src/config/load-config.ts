@@ -8,7 +8,7 @@ import { createModel, toModelSettings, type ModelSettings } from '../models/mode
 import { toTeeConfig, type TeeConfig } from '../tee/tee-config';
 import { ConfigError } from './config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
-import { loadCharacter } from './load-character';
+import { loadCharacterFile } from '../agents/character';
 import { parseSettings } from './parse-settings';
 import { settingsSchema, type Settings } from './settings-schema';
 
@@ -99,7 +99,7 @@ export async function loadConfig(input: {
   const settings = parseSettings(settingsSchema, env);
   const characters: Character[] = [];
   for (const path of characterPaths(input.argv ?? [], settings.CHARACTERS)) {
-    characters.push(await loadCharacter(resolve(cwd, path)));
+    characters.push(await loadCharacterFile(resolve(cwd, path)));
   }
   // Only names an operator wrote for Parley are checked: the .env file, and the process environment's names
   // that are not the shell's own (those the schema does not know and that look like ours).
