@@ -17,6 +17,8 @@ function hold(localAddress) {
     opened += 1;
   });
   socket.on('error', () => undefined);
+  // Read (and drop) what the server sends, so that its closing the socket is seen at once.
+  socket.resume();
   socket.on('close', () => {
     sockets.delete(socket);
     closed += 1;
