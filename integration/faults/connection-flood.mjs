@@ -1,14 +1,21 @@
-// A connection flood, run as its own process (as an attacker's would be): holds `count` idle sockets to
-// 127.0.0.1:PORT spread over `addresses` local addresses (127.0.0.1, 127.0.0.2, …), and reopens each one as
-// soon as the server closes it. Reports { held, opened, closed } to its parent on request; stops on 'stop'.
+// @ts-check
+/**
+ * A connection flood, run as its own process (as an attacker's would be): holds COUNT idle sockets to
+ * 127.0.0.1:PORT spread over ADDRESSES local addresses (127.0.0.1, 127.0.0.2, …), and reopens each one as soon as
+ * the server closes it. Answers 'state' with { held, opened, closed }; stops on 'stop'.
+ */
 import { connect } from 'node:net';
+import process from 'node:process';
+import { setImmediate } from 'node:timers';
 
-const [port, count, addresses] = process.argv.slice(2).map(Number);
+const [port = 0, count = 0, addresses = 1] = process.argv.slice(2).map(Number);
 let opened = 0;
 let closed = 0;
 let stopping = false;
+/** @type {Set<import('node:net').Socket>} */
 const sockets = new Set();
 
+/** @param {string} localAddress */
 function hold(localAddress) {
   if (stopping) return;
   const socket = connect({ host: '127.0.0.1', port, localAddress });
@@ -31,11 +38,16 @@ for (let index = 0; index < count; index += 1) {
   hold(`127.0.0.${1 + (index % addresses)}`);
 }
 
+/** @param {unknown} message */
+function send(message, then = () => undefined) {
+  process.send?.(message, undefined, undefined, then);
+}
+
 process.on('message', (message) => {
-  if (message === 'state') process.send({ held: sockets.size, opened, closed });
+  if (message === 'state') send({ held: sockets.size, opened, closed });
   if (message === 'stop') {
     stopping = true;
     for (const socket of sockets) socket.destroy();
-    process.send({ stopped: true }, () => process.exit(0));
+    send({ stopped: true }, () => process.exit(0));
   }
 });

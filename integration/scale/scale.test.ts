@@ -105,7 +105,7 @@ function through(
         response.on('end', () =>
           resolve({
             status: response.statusCode ?? 0,
-            retryAfter: response.headers['retry-after'] as string | undefined,
+            retryAfter: response.headers['retry-after'],
           }),
         );
       },

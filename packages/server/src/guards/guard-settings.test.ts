@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, toServerOptions } from '../config';
+import { describeGuards } from './guard-settings';
 
 async function optionsFrom(env: Record<string, string>) {
   return toServerOptions(await loadConfig({ env, cwd: '/nonexistent-parley-dir' }));
@@ -52,5 +53,18 @@ describe('guard settings', () => {
     ] as const) {
       await expect(optionsFrom({ [name]: value }), `${name}=${value}`).rejects.toThrow(name);
     }
+  });
+});
+
+describe('describeGuards', () => {
+  it('names the guards, and warns when the server is reachable without a token', async () => {
+    const base = (await loadConfig({ env: {}, cwd: '/nonexistent-parley-dir' })).settings;
+    const local = describeGuards(base);
+    expect(local.status).toBe('ok');
+    expect(local.message).toContain('TRUST_PROXY none');
+    const exposed = describeGuards({ ...base, HOST: '0.0.0.0' });
+    expect(exposed.status).toBe('warn');
+    expect(exposed.message).toContain('without SERVER_AUTH_TOKEN');
+    expect(describeGuards({ ...base, HOST: '0.0.0.0', SERVER_AUTH_TOKEN: 't' }).status).toBe('ok');
   });
 });

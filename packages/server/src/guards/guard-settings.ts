@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { trustedProxyList, type TrustProxy } from './client-address';
 import { CONNECTION_LIMIT_DEFAULTS, type ConnectionLimitOptions } from './connection-limits';
+import { isLoopbackHost } from './host-allow-list';
 import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './rate-limit';
 
 /** The words a yes/no setting takes, either case. */
@@ -144,4 +145,27 @@ export function toGuardOptions(settings: GuardSettings): GuardOptions {
       limitLoopback: settings.LIMIT_LOOPBACK,
     },
   };
+}
+
+/** One `parley doctor` line about the guards: what protects the server, and a warning when nothing does. */
+export function describeGuards(
+  settings: GuardSettings & { HOST: string; SERVER_AUTH_TOKEN?: string },
+): { status: 'ok' | 'warn'; message: string; fix?: string } {
+  const trust = settings.TRUST_PROXY;
+  const proxies = trust === false ? 'none' : trust === true ? 'any peer' : trust.join(',');
+  const rate = settings.RATE_LIMIT
+    ? `${settings.RATE_LIMIT_BURST} at once then ${settings.RATE_LIMIT_PER_SECOND}/s per client`
+    : 'off';
+  const message =
+    `guards: TRUST_PROXY ${proxies}; ALLOWED_HOSTS ${settings.ALLOWED_HOSTS?.join(',') ?? 'default'}; ` +
+    `rate limit ${rate}; ${settings.MAX_CONNECTIONS} connections (${settings.MAX_CONNECTIONS_PER_ADDRESS} ` +
+    `per address); loopback clients ${settings.LIMIT_LOOPBACK ? 'limited' : 'not limited'}`;
+  if (!settings.SERVER_AUTH_TOKEN && !isLoopbackHost(settings.HOST)) {
+    return {
+      status: 'warn',
+      message: `${message}; HOST ${settings.HOST} without SERVER_AUTH_TOKEN: anyone who can reach it can post and read`,
+      fix: 'set SERVER_AUTH_TOKEN, or bind HOST=127.0.0.1 behind a proxy (docs/deploying.md)',
+    };
+  }
+  return { status: 'ok', message };
 }
