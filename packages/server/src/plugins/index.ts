@@ -2,8 +2,8 @@
  * @module plugins
  * Plugin loading (validation, `init`, the route table) and the hono sub-app that serves plugin routes.
  */
-export { loadPlugins } from './load-plugins';
-export type { LoadPluginsOptions } from './load-plugins';
+export { loadPlugins } from './loading/load-plugins';
+export type { LoadPluginsOptions } from './loading/load-plugins';
 export { pluginRoutes } from './plugin-routes';
 export type { PluginRoutesOptions } from './plugin-routes';
 export type { PluginRouteEntry, PluginRouteTable, StaticTarget } from './plugin-route-table';
