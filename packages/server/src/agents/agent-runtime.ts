@@ -66,9 +66,9 @@ export class ParleyAgentRuntime implements AgentRuntime {
     this.#context = context;
     const unused = acceptedUnusedKeys(profile.character);
     if (unused.length > 0) {
-      // One line per agent: its elizaOS keys were accepted, and nothing here reads them.
+      // One line per agent (the logger names it): its elizaOS keys were accepted, and nothing here reads them.
       this.logger.info(
-        { agent: profile.character.name, keys: unused },
+        { keys: unused },
         `character ${profile.character.name}: kept but not used by Parley: ${unused.join(', ')}`,
       );
     }
