@@ -1,7 +1,7 @@
 import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createAgentProfiles } from './agents/agent-profile';
+import { createAgentProfiles } from './agents/agent-registry';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';

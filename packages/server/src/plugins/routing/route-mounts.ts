@@ -1,4 +1,4 @@
-import type { PluginRouteEntry } from './plugin-route-table';
+import type { PluginRouteEntry } from '../plugin-route-table';
 
 /** The HTTP methods a plugin route can be served under. */
 export type MountMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

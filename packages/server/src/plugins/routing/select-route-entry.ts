@@ -1,6 +1,6 @@
 import { ParleyError, uuidSchema } from '@parley/core';
 import type { AgentRuntime } from '@parley/plugin-sdk';
-import type { PluginRouteEntry } from './plugin-route-table';
+import type { PluginRouteEntry } from '../plugin-route-table';
 
 /**
  * Picks which agent serves a request among the entries that share its method and path. With `agentId`, that

@@ -1,10 +1,10 @@
 import type { AgentRuntime, Plugin } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/config-error';
-import type { PluginRouteEntry, PluginRouteTable } from './plugin-route-table';
+import { ConfigError } from '../../config/config-error';
+import type { PluginRouteEntry, PluginRouteTable } from '../plugin-route-table';
 import { createPluginRuntime } from './create-plugin-runtime';
 import { resolveStaticTarget } from './resolve-static-target';
-import { routeMountsOf } from './route-mounts';
+import { routeMountsOf } from '../routing/route-mounts';
 import { startPlugin, type LoadedPlugin } from './start-plugin';
 import { validatePlugin } from './validate-plugin';
 

@@ -1,6 +1,6 @@
 import type { HttpRouteRequest } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 /** An app whose POST /in and multipart POST /upload record the request they got. */
 async function recordingApp(options: { bodyLimit?: number; uploadLimit?: number } = {}) {

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../http/app-env';
+import type { AppEnv } from '../../http/app-env';
 import { createRouteRequest } from './create-route-request';
-import { mediaTypeOf, parseRouteBody } from './parse-route-body';
-import type { PluginRouteEntry } from './plugin-route-table';
-import { readBodyBytes } from './read-body-bytes';
+import { mediaTypeOf, parseRouteBody } from '../body/parse-route-body';
+import type { PluginRouteEntry } from '../plugin-route-table';
+import { readBodyBytes } from '../body/read-body-bytes';
 import { runRouteHandler } from './run-route-handler';
 
 /** Limits applied to one plugin route request. */

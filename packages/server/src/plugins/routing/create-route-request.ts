@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { AgentRuntime } from '@parley/plugin-sdk';
 import type { Context } from 'hono';
-import type { ParsedRouteBody } from './parse-route-body';
-import { PluginRouteRequest } from './plugin-route-request';
+import type { ParsedRouteBody } from '../body/parse-route-body';
+import { PluginRouteRequest } from '../express-compat/plugin-route-request';
 
 function queryOf(searchParams: URLSearchParams): Record<string, string> {
   const query: Record<string, string> = {};

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 let base: string;
 

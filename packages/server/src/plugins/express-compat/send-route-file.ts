@@ -2,10 +2,18 @@ import { open, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ParleyError } from '@parley/core';
-import type { SendFileOptions } from '@parley/plugin-sdk';
-import { contentTypeOf } from './content-type-of';
-import type { PluginRouteResponse } from './plugin-route-response';
-import { resolveStaticFile } from './resolve-static-file';
+import type { HttpRouteResponse, SendFileOptions } from '@parley/plugin-sdk';
+import { contentTypeOf } from '../static/content-type-of';
+import { resolveStaticFile } from '../static/resolve-static-file';
+
+/**
+ * What a file is sent into: the Express-compatible response, seen only through what `sendFile` needs (so this
+ * file does not import the response class that calls it).
+ */
+export type FileResponse = NodeJS.WritableStream &
+  Pick<HttpRouteResponse, 'headersSent' | 'hasHeader' | 'setHeader' | 'type' | 'status'> & {
+    abort(error: Error): void;
+  };
 
 function notFound(): ParleyError {
   return new ParleyError('NOT_FOUND', 'File not found');
@@ -27,7 +35,7 @@ async function locateFile(path: string, options: SendFileOptions): Promise<strin
 }
 
 async function streamFile(
-  response: PluginRouteResponse,
+  response: FileResponse,
   path: string,
   options: SendFileOptions,
 ): Promise<void> {
@@ -60,7 +68,7 @@ async function streamFile(
  * @throws TypeError for a relative path without `options.root` (a bug in the handler, as in Express).
  */
 export function sendRouteFile(
-  response: PluginRouteResponse,
+  response: FileResponse,
   path: string,
   options: SendFileOptions,
   callback?: (error?: Error) => void,

@@ -2,9 +2,9 @@ import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { ParleyError } from '@parley/core';
 import type { Context } from 'hono';
-import type { AppEnv } from '../http/app-env';
+import type { AppEnv } from '../../http/app-env';
 import { contentTypeOf } from './content-type-of';
-import type { PluginRouteEntry } from './plugin-route-table';
+import type { PluginRouteEntry } from '../plugin-route-table';
 import { resolveStaticFile, staticSegmentsOf } from './resolve-static-file';
 
 /**

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ParleyError } from '@parley/core';
-import type { StaticTarget } from './plugin-route-table';
+import type { StaticTarget } from '../plugin-route-table';
 
 function isInside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);

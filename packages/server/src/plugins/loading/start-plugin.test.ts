@@ -1,6 +1,6 @@
 import type { AgentRuntime, Plugin, PluginServiceClass } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 /** An elizaOS-style service: static serviceType and start(runtime). */
 class CounterService {

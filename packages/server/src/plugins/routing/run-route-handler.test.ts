@@ -1,6 +1,6 @@
 import type { Route } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConfigError } from '../config/config-error';
-import type { StaticTarget } from './plugin-route-table';
+import { ConfigError } from '../../config/config-error';
+import type { StaticTarget } from '../plugin-route-table';
 
 /**
  * Resolves a STATIC route's `filePath` (relative to `cwd`) to its real path and kind. A missing target stops

@@ -1,12 +1,12 @@
 import type { Plugin, Route } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../config/config-error';
 import { loadPlugins } from './load-plugins';
 import {
   createMemoryLogger,
   createPluginTestApp,
   createTestAgents,
-} from './create-plugin-test-app';
+} from '../create-plugin-test-app';
 
 const ok: Route['handler'] = (_req, res) => res.json({ ok: true });
 

@@ -1,8 +1,8 @@
 import { ParleyError } from '@parley/core';
 import type { AgentRuntime, Route } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
-import type { PluginRouteRequest } from './plugin-route-request';
-import { PluginRouteResponse } from './plugin-route-response';
+import type { PluginRouteRequest } from '../express-compat/plugin-route-request';
+import { PluginRouteResponse } from '../express-compat/plugin-route-response';
 
 /** The body of a failed plugin route (SPEC.md "Errors": `error` is a string on plugin routes). */
 function failureResponse(status: number, error: string): Response {

@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { defineRoute, type Route } from '@parley/plugin-sdk';
 import multer from 'multer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 async function appWith(...routes: Route[]) {
   return createPluginTestApp({ plugins: [{ name: 'express', routes }], routeTimeoutMs: 5_000 });

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { HttpRouteResponse, Route } from '@parley/plugin-sdk';
 import { defineRoute } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPluginTestApp } from './create-plugin-test-app';
+import { createPluginTestApp } from '../create-plugin-test-app';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
