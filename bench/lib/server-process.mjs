@@ -28,7 +28,15 @@ const server = createServer({
   port: 0,
   logger: createLogger('warn'),
   database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir },
-  model: createOpenAICompatibleModel({ baseUrl: modelUrl, model: 'fake-model' }),
+  // BENCH_MODEL_CLIENT=ai-sdk replaces fetch, which sends the model call through the AI SDK's provider instead
+  // of the direct node:http path: the two can be compared in one build.
+  model: createOpenAICompatibleModel({
+    baseUrl: modelUrl,
+    model: 'fake-model',
+    ...(process.env.BENCH_MODEL_CLIENT === 'ai-sdk'
+      ? { fetch: (input, init) => globalThis.fetch(input, init) }
+      : {}),
+  }),
   // Settings from the bench's own environment must not change what is measured.
   env: {},
   // The bench is one client address generating the load of many: per-address limits would measure themselves.

@@ -30,21 +30,31 @@ async function failureOf(stream: AsyncIterable<string>): Promise<ParleyError> {
   return error;
 }
 
-/** Starts a fake upstream that reports how each request ended. */
-async function upstream(options: FakeOpenAIServerOptions) {
-  let ended: (outcome: 'completed' | 'aborted') => void = () => {};
-  const outcome = new Promise<'completed' | 'aborted'>((resolve) => (ended = resolve));
-  const server = await startFakeOpenAIServer({ ...options, onRequestEnd: (value) => ended(value) });
-  const model = createOpenAICompatibleModel({
-    baseUrl: server.url,
-    apiKey: API_KEY,
-    model: 'fake-model',
-    timeoutMs: 200,
-  });
-  return { server, model, outcome, [Symbol.asyncDispose]: () => server.close() };
-}
+/** Both client paths: the direct node:http one (default) and the AI SDK's, taken when `fetch` is replaced. */
+const paths: [string, typeof globalThis.fetch | undefined][] = [
+  ['over node:http', undefined],
+  ['through the AI SDK with a replaced fetch', (input, init) => globalThis.fetch(input, init)],
+];
 
-describe('createOpenAICompatibleModel', () => {
+describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
+  /** Starts a fake upstream that reports how each request ended. */
+  async function upstream(options: FakeOpenAIServerOptions) {
+    let ended: (outcome: 'completed' | 'aborted') => void = () => {};
+    const outcome = new Promise<'completed' | 'aborted'>((resolve) => (ended = resolve));
+    const server = await startFakeOpenAIServer({
+      ...options,
+      onRequestEnd: (value) => ended(value),
+    });
+    const model = createOpenAICompatibleModel({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      model: 'fake-model',
+      timeoutMs: 200,
+      ...(fetch ? { fetch } : {}),
+    });
+    return { server, model, outcome, [Symbol.asyncDispose]: () => server.close() };
+  }
+
   it('streams the reply in the pieces the server sends, with the conversation and key', async () => {
     const seen: { headers: Record<string, unknown>; body: unknown }[] = [];
     await using fake = await upstream({
@@ -111,7 +121,12 @@ describe('createOpenAICompatibleModel', () => {
   it('turns a refused connection into MODEL_ERROR', async () => {
     const closed = await startFakeOpenAIServer();
     await closed.close();
-    const model = createOpenAICompatibleModel({ baseUrl: closed.url, apiKey: API_KEY, model: 'm' });
+    const model = createOpenAICompatibleModel({
+      baseUrl: closed.url,
+      apiKey: API_KEY,
+      model: 'm',
+      ...(fetch ? { fetch } : {}),
+    });
     const error = await failureOf(model.stream(request));
     expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toBe('The model service could not be reached');
