@@ -146,9 +146,10 @@ export async function measureCpu(context, { server, name, bare = false }, fn) {
     server.ask({ type: 'usage' }, 'usage'),
     context.model.ask({ type: 'usage' }, 'usage'),
   ]);
+  let profileFile;
   if (profile) {
-    const file = join(context.profileDir, `${name}-${Date.now()}.cpuprofile`);
-    await server.ask({ type: 'profile-stop', file }, 'profile-stopped');
+    profileFile = join(context.profileDir, `${name}-${Date.now()}.cpuprofile`);
+    await server.ask({ type: 'profile-stop', file: profileFile }, 'profile-stopped');
   }
   const cpuMs = (before, after) =>
     (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1000;
@@ -163,6 +164,7 @@ export async function measureCpu(context, { server, name, bare = false }, fn) {
       peakRssMb: serverAfter.maxRssKb / 1024,
       statements: statementsBetween(serverBefore.statements, serverAfter.statements),
     },
+    profileFile,
   };
 }
 
