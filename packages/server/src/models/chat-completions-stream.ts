@@ -183,7 +183,7 @@ function deltaOf(data: string): string {
   }
   const { choices, error } = chunk as ChunkShape;
   // An error object inside the stream, as an OpenAI-compatible server reports a failure mid-answer.
-  if (error !== undefined && error !== null) throw error;
+  if (error !== undefined && error !== null) throw toModelError(error);
   if (!Array.isArray(choices)) {
     throw new TypeValidationError({ value: chunk, cause: new Error('no choices') });
   }
