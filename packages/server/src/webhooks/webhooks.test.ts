@@ -343,3 +343,67 @@ describe('outbound webhooks: subscriptions', () => {
     expect(receiver.maxConcurrent).toBe(2);
   });
 });
+
+describe('outbound webhooks across processes', async () => {
+  const postgres = (await databaseKinds()).find((kind) => kind.name === 'postgres')!;
+
+  it.skipIf(postgres.skip)(
+    'three servers on one PostgreSQL deliver each event once, retries included',
+    async () => {
+      const receiver = await startReceiver((attempt) => ({
+        status: attempt === 1 ? 503 : 200,
+        delayMs: 20,
+      }));
+      cleanup.push(() => receiver.close());
+      const database = await postgres.create();
+      cleanup.push(() => database.dispose());
+      const servers = [];
+      for (let i = 0; i < 3; i += 1) {
+        // Each its own process's view: its own pool, sequencer, dispatcher and worker id.
+        const server = await startTestServer(
+          { webhooks: WEBHOOKS },
+          { ...database, dispose: () => Promise.resolve() },
+        );
+        cleanup.push(async () => server[Symbol.asyncDispose]());
+        servers.push(server);
+      }
+      const first = client(servers[0]!.url);
+      const { secret } = (
+        await first.subscribe({ url: receiver.url, events: ['message.created', 'reply.completed'] })
+      ).body.data as { secret: string };
+
+      const channels = [randomUUID(), randomUUID(), randomUUID()];
+      const asked = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          client(servers[i % 3]!.url).say(channels[i % 3]!, `message ${i}`),
+        ),
+      );
+      expect(asked.every((answer) => answer.status === 200)).toBe(true);
+
+      // 12 user messages and 12 replies are 24 message.created, and 12 reply.completed: 36 events, each
+      // delivered once after one refused attempt.
+      const delivered = await until(
+        () => receiver.received.filter((request) => request.status === 200),
+        (requests) => requests.length >= 36,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const ok = receiver.received.filter((request) => request.status === 200);
+      expect(ok).toHaveLength(36);
+      expect(new Set(ok.map((request) => request.id)).size).toBe(36);
+      expect(receiver.received).toHaveLength(72);
+      const verifier = new Webhook(secret);
+      const types = delivered.map(
+        (request) =>
+          (
+            verifier.verify(request.body, {
+              'webhook-id': String(request.headers['webhook-id']),
+              'webhook-timestamp': String(request.headers['webhook-timestamp']),
+              'webhook-signature': String(request.headers['webhook-signature']),
+            }) as { type: string }
+          ).type,
+      );
+      expect(types.filter((type) => type === 'reply.completed')).toHaveLength(12);
+      expect(types.filter((type) => type === 'message.created')).toHaveLength(24);
+    },
+  );
+});
