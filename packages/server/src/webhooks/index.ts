@@ -6,8 +6,9 @@ import { TargetPolicy } from './target-policy';
 import { type WebhookObserver, WebhookDispatcher } from './webhook-dispatcher';
 import { webhookRoutes } from './webhook-routes';
 import { WebhookStore } from './webhook-store';
+import { WEBHOOK_DEFAULTS } from './webhook-defaults';
 
-export { DEFAULT_RETRY_DELAYS, parseDurations } from './durations';
+export { WEBHOOK_DEFAULTS } from './webhook-defaults';
 export { TargetPolicy, TargetRefusedError } from './target-policy';
 export type { WebhookObserver } from './webhook-dispatcher';
 
@@ -27,8 +28,6 @@ export interface WebhookOptions {
   /** Subscriptions kept at once (default 100). */
   maxSubscriptions?: number;
 }
-
-const DEFAULT_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 
 /** Outbound webhooks, composed: the routes, the dispatcher and the failed-reply event. */
 export interface Webhooks {
@@ -55,22 +54,24 @@ export function createWebhooks(
 ): Webhooks {
   const store = new WebhookStore(db, options.sync);
   const policy = new TargetPolicy(options.privateTargets ?? []);
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const maxInFlight = options.maxInFlight ?? 16;
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  const maxInFlight = options.maxInFlight ?? WEBHOOK_DEFAULTS.maxInFlight;
   const sender = new WebhookSender(policy, { timeoutMs, connections: maxInFlight });
   const dispatcher = new WebhookDispatcher({
     store,
     sender,
     logger: options.logger.child({ component: 'webhooks' }),
-    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_DELAYS_MS,
+    retryDelaysMs: options.retryDelaysMs ?? WEBHOOK_DEFAULTS.retryDelaysMs,
     timeoutMs,
     maxInFlight,
-    ...(options.perSubscription === undefined ? {} : { perSubscription: options.perSubscription }),
-    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    perSubscription: options.perSubscription ?? WEBHOOK_DEFAULTS.perSubscription,
+    pollMs: options.pollMs ?? WEBHOOK_DEFAULTS.pollMs,
     ...(options.observer ? { observer: options.observer } : {}),
   });
   return {
-    routes: webhookRoutes(store, policy, { maxSubscriptions: options.maxSubscriptions ?? 100 }),
+    routes: webhookRoutes(store, policy, {
+      maxSubscriptions: options.maxSubscriptions ?? WEBHOOK_DEFAULTS.maxSubscriptions,
+    }),
     dispatcher,
     replyFailed: ({ channelId, ...data }) =>
       store.addReplyFailed(channelId, { channelId, ...data }),

@@ -2,6 +2,18 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** The first entry of a `WEBHOOK_PRIVATE_TARGETS` list that is not a host name, address or CIDR range. */
+export function invalidTargetEntry(entries: readonly string[]): string | undefined {
+  return entries.find((entry) => {
+    const value = stripBrackets(entry.trim().toLowerCase());
+    if (value.includes('/')) return !ipaddr.isValidCIDR(value);
+    return (
+      !ipaddr.isValid(value) &&
+      !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(value)
+    );
+  });
+}
+
 /** Why a webhook target was refused. */
 export class TargetRefusedError extends Error {
   override readonly name = 'TargetRefusedError';

@@ -46,6 +46,9 @@ async function outcomeOf(
     logger: pino({ level: 'silent' }),
     retryDelaysMs: [1000, 60_000],
     timeoutMs: 1000,
+    maxInFlight: 4,
+    perSubscription: 2,
+    pollMs: 1000,
     random,
   });
   await dispatcher.drain();

@@ -17,12 +17,12 @@ export interface WebhookDispatcherOptions {
   logger: Logger;
   /** Wait before each retry, in order; a delivery gets `retryDelaysMs.length + 1` attempts. */
   retryDelaysMs: readonly number[];
-  /** Attempts sent at once by this process (default 16). */
-  maxInFlight?: number;
-  /** Attempts sent at once to one subscription by this process (default 4). */
-  perSubscription?: number;
-  /** How often due deliveries are looked for (default 250 ms). */
-  pollMs?: number;
+  /** Attempts sent at once by this process. */
+  maxInFlight: number;
+  /** Attempts sent at once to one subscription by this process. */
+  perSubscription: number;
+  /** How often due deliveries are looked for. */
+  pollMs: number;
   /** How long one attempt may take (for the claim's lease). */
   timeoutMs: number;
   observer?: WebhookObserver;
@@ -52,13 +52,7 @@ export class WebhookDispatcher {
   #failing = false;
 
   constructor(options: WebhookDispatcherOptions) {
-    this.#options = {
-      ...options,
-      maxInFlight: options.maxInFlight ?? 16,
-      perSubscription: options.perSubscription ?? 4,
-      pollMs: options.pollMs ?? 250,
-      random: options.random ?? Math.random,
-    };
+    this.#options = { ...options, random: options.random ?? Math.random };
     this.#all = pLimit(this.#options.maxInFlight);
   }
 

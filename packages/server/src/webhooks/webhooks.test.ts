@@ -357,7 +357,7 @@ describe('outbound webhooks across processes', async () => {
       cleanup.push(() => receiver.close());
       const database = await postgres.create();
       cleanup.push(() => database.dispose());
-      const servers = [];
+      const servers: TestServer[] = [];
       for (let i = 0; i < 3; i += 1) {
         // Each its own process's view: its own pool, sequencer, dispatcher and worker id.
         const server = await startTestServer(
