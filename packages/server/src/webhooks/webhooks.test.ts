@@ -25,7 +25,7 @@ async function startReceiver(
   answer: (
     attemptOfId: number,
     body: string,
-  ) => { status: number; headers?: Record<string, string>; delayMs?: number },
+  ) => { status: number; headers?: Record<string, string>; delayMs?: number; body?: string },
 ): Promise<Receiver> {
   const attempts = new Map<string, number>();
   let active = 0;
@@ -49,7 +49,7 @@ async function startReceiver(
       setTimeout(() => {
         receiver.received.push({ id, headers: request.headers, body, status: reply.status });
         active -= 1;
-        response.writeHead(reply.status, reply.headers).end('ok');
+        response.writeHead(reply.status, reply.headers).end(reply.body ?? 'ok');
       }, reply.delayMs ?? 0);
     });
   });
@@ -301,8 +301,8 @@ describe('outbound webhooks: subscriptions', () => {
     }
   });
 
-  it('sends one delivery again on request, with the same webhook-id', async () => {
-    const receiver = await startReceiver(() => ({ status: 500 }));
+  it('sends one delivery again on request, with the same webhook-id, keeping 2 KB of each answer', async () => {
+    const receiver = await startReceiver(() => ({ status: 500, body: 'x'.repeat(100_000) }));
     cleanup.push(() => receiver.close());
     server = await startTestServer({ webhooks: { ...WEBHOOKS, retryDelaysMs: [] } });
     cleanup.push(async () => server[Symbol.asyncDispose]());
@@ -319,6 +319,12 @@ describe('outbound webhooks: subscriptions', () => {
       (list) => list.length === 2 && list.every((delivery) => delivery.status === 'dead'),
     );
     if (!dead) throw new Error('no delivery');
+    const [kept] = (
+      (await api.call('GET', `/api/webhooks/${id}/deliveries`)).body.data as {
+        attempts: { responseStatus: number; responseBody: string }[];
+      }[]
+    )[0]!.attempts;
+    expect(kept).toMatchObject({ responseStatus: 500, responseBody: 'x'.repeat(2048) });
     const retried = await api.call('POST', `/api/webhooks/${id}/deliveries/${dead.id}/retry`);
     expect(retried.status).toBe(202);
     const again = await until(
