@@ -161,5 +161,10 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     bodyLimit: config.bodyLimit,
     uploadLimit: config.uploadLimit,
     ...toGuardOptions(config.settings),
+    webhooks: {
+      retryDelaysMs: config.settings.WEBHOOK_RETRY_DELAYS,
+      privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,
+      timeoutMs: config.settings.WEBHOOK_TIMEOUT_MS,
+    },
   };
 }
