@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guardSettingsSchema } from '../guards/guard-settings';
 import { LOG_LEVELS } from '../logger';
 import { invalidTargetEntry } from '../webhooks/target-policy';
 import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
@@ -109,7 +110,11 @@ export const serverSettingsSchema = z.object({
  */
 export const settingsSchema = z.intersection(
   serverSettingsSchema,
-  z.intersection(modelSettingsSchema, teeSettingsSchema),
+  z.intersection(
+    modelSettingsSchema,
+    // The guards' settings (TRUST_PROXY, ALLOWED_HOSTS, rate limits, connection caps): guards/guard-settings.ts.
+    z.intersection(teeSettingsSchema, guardSettingsSchema),
+  ),
 );
 
 /** The parsed settings. */
@@ -137,5 +142,6 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(serverSettingsSchema.shape),
   ...Object.keys(modelSettingsSchema.shape),
   ...Object.keys(teeSettingsSchema.shape),
+  ...Object.keys(guardSettingsSchema.shape),
   ...PLUGIN_SETTINGS,
 ];

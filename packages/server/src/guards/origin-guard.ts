@@ -1,7 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import type { AppEnv } from './app-env';
+import type { AppEnv } from '../http/app-env';
 import { isLoopbackHost } from './host-allow-list';
 
 /** Methods a browser sends cross-site without asking first; they never change anything here. */
@@ -57,5 +58,31 @@ export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEn
       }
     }
     return headers(c, next);
+  };
+}
+
+/**
+ * The socket's origin rule. With a server token, any origin (the interface allows every socket origin, and a
+ * page on another site does not have the token). Without one, the Origin is all that tells a foreign page from
+ * a client the operator meant, so the REST rule applies: a browser handshake from an origin other than the
+ * server's own, a loopback one or one in `allowed` is refused. Clients that are not browsers send no Origin
+ * and are not affected; `ALLOWED_ORIGINS=*` opens the socket to every page.
+ */
+export function createSocketOriginPolicy(options: {
+  authToken?: string;
+  allowedOrigins?: readonly string[];
+}): (request: IncomingMessage) => boolean {
+  if (options.authToken) return () => true;
+  const allowed = options.allowedOrigins ?? [];
+  return (request) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return true;
+    const host = request.headers.host;
+    if (!host) return false;
+    try {
+      return isAllowedOrigin(origin, `http://${host}/`, allowed);
+    } catch {
+      return false;
+    }
   };
 }
