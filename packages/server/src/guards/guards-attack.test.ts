@@ -70,7 +70,14 @@ describe('DNS rebinding on a server bound beyond loopback without a token', () =
 });
 
 describe('the socket and foreign pages', () => {
-  it('without a token, refuses a foreign Origin and serves its own, loopback and listed ones', async () => {
+  it('by default accepts every origin, as the interface requires', async () => {
+    await using test = await startTestServer();
+    const host = `localhost:${new URL(test.url).port}`;
+    const answer = await handshake(test.url, { host, origin: 'https://evil.example' });
+    expect(answer.body).toContain('"sid"');
+  });
+
+  it('without a token and with ALLOWED_ORIGINS, refuses a foreign Origin and serves its own, loopback and listed ones', async () => {
     await using test = await startTestServer({ allowedOrigins: ['https://app.example.com'] });
     const host = `localhost:${new URL(test.url).port}`;
     const [foreign, nullOrigin, own, listed, noOrigin] = await Promise.all([

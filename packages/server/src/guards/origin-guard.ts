@@ -62,18 +62,19 @@ export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEn
 }
 
 /**
- * The socket's origin rule. With a server token, any origin (the interface allows every socket origin, and a
- * page on another site does not have the token). Without one, the Origin is all that tells a foreign page from
- * a client the operator meant, so the REST rule applies: a browser handshake from an origin other than the
- * server's own, a loopback one or one in `allowed` is refused. Clients that are not browsers send no Origin
- * and are not affected; `ALLOWED_ORIGINS=*` opens the socket to every page.
+ * The socket's origin rule. The interface makes the socket accept every origin, and so it does by default: a
+ * page on any site can open it, and without a server token that page can join, post and read (the README says
+ * so). An operator who lists `allowedOrigins` (`ALLOWED_ORIGINS`) on a server without a token narrows the socket
+ * to the REST rule: a browser handshake from an origin other than the server's own, a loopback one or a listed
+ * one is refused. Clients that are not browsers send no Origin and are not affected. With a token, any origin:
+ * a page on another site does not have the token.
  */
 export function createSocketOriginPolicy(options: {
   authToken?: string;
   allowedOrigins?: readonly string[];
 }): (request: IncomingMessage) => boolean {
-  if (options.authToken) return () => true;
-  const allowed = options.allowedOrigins ?? [];
+  if (options.authToken || options.allowedOrigins === undefined) return () => true;
+  const allowed = options.allowedOrigins;
   return (request) => {
     const origin = request.headers.origin;
     if (origin === undefined) return true;
