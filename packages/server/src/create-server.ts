@@ -10,6 +10,7 @@ import { createHttpApp } from './http/create-app';
 import { createHostPolicy } from './http/host-allow-list';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
+import { observingReplies } from './metrics/observe-reply';
 import { warnIfExposedWithoutToken } from './http/exposure-warning';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
@@ -17,6 +18,7 @@ import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
+import { roomDelivery } from './messaging/deliver-to-room';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
@@ -32,6 +34,7 @@ import {
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
 import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
+import { IdempotencyStore } from './storage/idempotency-store';
 import { MessageStore } from './storage/message-store';
 import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
 import type { RateLimitOptions } from './limits/rate-limit';
@@ -183,16 +186,21 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         ? { kind: 'postgres', connectionString: location.url }
         : undefined),
   });
+  const broadcaster = createSocketBroadcaster(io);
   const messaging = new MessagingService({
     store,
     agents: profiles,
     model: options.model ?? createElizaModel(),
     logger,
-    broadcaster: createSocketBroadcaster(io),
+    broadcaster,
+    consumers: [
+      roomDelivery(broadcaster),
+      ...(options.metrics ? [observingReplies(options.metrics)] : []),
+    ],
+    idempotency: new IdempotencyStore(database.db, () => database.sync()),
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
     sequencer,
-    metrics: options.metrics,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },

@@ -6,6 +6,7 @@ import { createLogger } from '../logger';
 import { createElizaModel } from '../models';
 import { createDatabase } from '../storage/create-database';
 import { MessageStore } from '../storage/message-store';
+import { roomDelivery } from './deliver-to-room';
 import { MessagingService } from './messaging-service';
 import type { RoomBroadcaster } from './room-broadcaster';
 
@@ -23,15 +24,16 @@ it('ends a reply with an error part when the channel sequencer fails (its databa
       model: createElizaModel(),
       logger: createLogger('silent'),
       broadcaster,
+      consumers: [roomDelivery(broadcaster)],
       sequencer: { run: () => Promise.reject(new Error('connection terminated')) },
     });
-    const { message, agent } = await messaging.postUserMessage({
+    const { reply } = await messaging.converse({
       channelId: randomUUID(),
       text: 'hello',
       entityId: 'u',
       source: 'test',
     });
-    const end = await messaging.reply(agent, message).ended;
+    const end = await reply.ended;
     expect(end).toMatchObject({ type: 'error', code: 'INTERNAL' });
     expect(events).toEqual(['messageBroadcast', 'messageError', 'messageComplete']);
     await expect.poll(() => messaging.pendingReplies).toBe(0);

@@ -55,8 +55,24 @@ export interface TeeAgentTable {
   attestation: string;
 }
 
+/** `server_secrets`: secrets the server generates once and every process sharing the database reads. */
+export interface ServerSecretTable {
+  name: string;
+  value: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** `idempotency_keys`: the keyed id of each idempotent request, with a keyed hash of what it asked. */
+export interface IdempotencyKeyTable {
+  id: string;
+  fingerprint: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema {
+  server_secrets: ServerSecretTable;
+  idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;
