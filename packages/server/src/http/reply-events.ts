@@ -28,7 +28,11 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
           if (from.kind !== 'text' || from.offset >= part.delta.length) return;
           const index = from.index + 1;
           const id = toEventId({ replyId, kind: 'text', index, offset: part.delta.length });
-          sse.send('chunk', { messageId: replyId, chunk: part.delta.slice(from.offset), index }, id);
+          sse.send(
+            'chunk',
+            { messageId: replyId, chunk: part.delta.slice(from.offset), index },
+            id,
+          );
           return;
         }
         if (part.index <= skipThrough) return;

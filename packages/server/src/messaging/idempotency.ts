@@ -46,12 +46,16 @@ export class Idempotency {
    * Runs `task` for `request`, unless a try of the same key is already running in this process: then its result,
    * with `joined` true. A try that asks something else than the running one fails with CONFLICT.
    */
-  once<T>(request: IdempotentRequest, task: () => Promise<T>): { joined: boolean; result: Promise<T> } {
+  once<T>(
+    request: IdempotentRequest,
+    task: () => Promise<T>,
+  ): { joined: boolean; result: Promise<T> } {
     const scope = scopeOf(request);
     const asked = canonicalJson(request.request);
     const running = this.#inFlight.get(scope);
     if (running) {
-      if (running.request !== asked) return { joined: true, result: Promise.reject(idempotencyConflict()) };
+      if (running.request !== asked)
+        return { joined: true, result: Promise.reject(idempotencyConflict()) };
       return { joined: true, result: running.result as Promise<T> };
     }
     const result = task();
@@ -88,7 +92,13 @@ export class Idempotency {
 }
 
 const scopeOf = (request: IdempotentRequest) =>
-  JSON.stringify(['parley-idempotency', request.endpoint, request.channelId, request.clientId, request.key]);
+  JSON.stringify([
+    'parley-idempotency',
+    request.endpoint,
+    request.channelId,
+    request.clientId,
+    request.key,
+  ]);
 
 const hmac = (secret: Buffer, text: string) => createHmac('sha256', secret).update(text).digest();
 

@@ -39,9 +39,13 @@ export class ReplyAdmission {
   /** Takes a place for a reply in `channelId`, or throws UNAVAILABLE (server full) or RATE_LIMITED (channel full). */
   admit(channelId: string): ReplyTicket {
     if (this.#total >= this.#limits.maxQueuedTotal) {
-      throw new ParleyError('UNAVAILABLE', 'The server has too many replies in progress; retry later', {
-        details: { retryAfterSeconds: 5 },
-      });
+      throw new ParleyError(
+        'UNAVAILABLE',
+        'The server has too many replies in progress; retry later',
+        {
+          details: { retryAfterSeconds: 5 },
+        },
+      );
     }
     if ((this.#byChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
       throw new ParleyError(

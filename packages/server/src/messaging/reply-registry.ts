@@ -17,7 +17,10 @@ export class ReplyRegistry {
   readonly #byId = new Map<string, RegisteredReply>();
   /** The same replies by the message they answer, for idempotent retries. */
   readonly #byMessage = new Map<string, RegisteredReply>();
-  readonly #stopping = new AbortController();
+  /** Replies still running, for a stop of them all. */
+  readonly #running = new Set<AbortController>();
+  #stopReason: unknown;
+  #stopped = false;
 
   constructor(lingerMs: number) {
     this.#lingerMs = lingerMs;
@@ -26,15 +29,14 @@ export class ReplyRegistry {
   /** Holds `stream` while it runs and for the linger time after; returns its entry with a controller. */
   add(stream: ReplyStream): RegisteredReply {
     const controller = new AbortController();
-    const stop = () => controller.abort(this.#stopping.signal.reason);
-    if (this.#stopping.signal.aborted) stop();
-    else this.#stopping.signal.addEventListener('abort', stop, { once: true });
+    if (this.#stopped) controller.abort(this.#stopReason);
+    else this.#running.add(controller);
     const entry = { stream, controller };
     const { replyId, inReplyTo } = stream;
     this.#byId.set(replyId, entry);
     if (inReplyTo !== null) this.#byMessage.set(inReplyTo, entry);
     void stream.ended.then(() => {
-      this.#stopping.signal.removeEventListener('abort', stop);
+      this.#running.delete(controller);
       const timer = setTimeout(() => {
         if (this.#byId.get(replyId) === entry) this.#byId.delete(replyId);
         if (inReplyTo !== null && this.#byMessage.get(inReplyTo) === entry) {
@@ -58,6 +60,9 @@ export class ReplyRegistry {
 
   /** Stops every reply, running and future (the server is stopping). */
   abortAll(reason: unknown): void {
-    this.#stopping.abort(reason);
+    this.#stopped = true;
+    this.#stopReason = reason;
+    for (const controller of this.#running) controller.abort(reason);
+    this.#running.clear();
   }
 }
