@@ -288,7 +288,7 @@ describe('idempotency keys are exact and private', () => {
   });
 
   it.skipIf(postgres.skip)(
-    'two processes on one PostgreSQL derive the same id from one key',
+    'two processes on one PostgreSQL, tries at once: one message, one reply, one model call',
     async () => {
       const database = await postgres.create();
       const model = new ScriptedModel();
@@ -307,20 +307,26 @@ describe('idempotency keys are exact and private', () => {
         const channelId = randomUUID();
         const body = { text: 'cluster', entityId: 'u', mode: 'sync' };
         const key = { 'idempotency-key': randomUUID() };
-        const first = (await (
-          await poster(() => urls[0]!)(channelPath(channelId), body, key)
-        ).json()) as {
+        // Three tries at each process, released together.
+        const responses = await Promise.all(
+          urls.flatMap((url) =>
+            [0, 1, 2].map(() => poster(() => url)(channelPath(channelId), body, key)),
+          ),
+        );
+        expect(responses.map((r) => r.status)).toEqual(Array(6).fill(200));
+        const answers = (await Promise.all(responses.map((r) => r.json()))) as {
           userMessage: { id: string };
           replyId: string;
-        };
-        const second = (await (
-          await poster(() => urls[1]!)(channelPath(channelId), body, key)
-        ).json()) as typeof first;
-        expect(second).toMatchObject({
-          userMessage: { id: first.userMessage.id },
-          replyId: first.replyId,
-        });
+        }[];
+        expect(new Set(answers.map((a) => a.userMessage.id)).size).toBe(1);
+        expect(new Set(answers.map((a) => a.replyId)).size).toBe(1);
+        expect(model.requests).toHaveLength(1);
         expect(await historyOf(urls[0]!, channelId)).toHaveLength(2);
+        // One after the other, the other process answers what the first stored.
+        const later = (await (
+          await poster(() => urls[1]!)(channelPath(channelId), body, key)
+        ).json()) as { replyId: string };
+        expect(later.replyId).toBe(answers[0]!.replyId);
       } finally {
         for (const server of servers) await server.stop();
         await database.dispose();

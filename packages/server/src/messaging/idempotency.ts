@@ -6,7 +6,14 @@ import type { IdempotencyClaim } from '../storage/idempotency-store';
 export interface IdempotencyRecords {
   secret(): Promise<Buffer>;
   claim(id: string, fingerprint: string): Promise<IdempotencyClaim>;
+  claimReply(id: string, replyId: string, staleBefore: Date): Promise<string>;
 }
+
+/**
+ * How long a reply claimed by one process is left to it: another process's retry waits for that reply (stored)
+ * this long, and may start its own after, when the first process has died without answering.
+ */
+export const REPLY_CLAIM_MS = 5 * 60_000;
 
 /** A request that carries an idempotency key. */
 export interface IdempotentRequest {
@@ -79,6 +86,15 @@ export class Idempotency {
     const claim = await this.#records.claim(id, fingerprint);
     if (claim === 'different') throw idempotencyConflict();
     return { id, replay: claim === 'same' };
+  }
+
+  /**
+   * The reply that answers the request whose message is `messageId`: `replyId` when this try is the first to
+   * claim it (or the earlier claim is older than {@link REPLY_CLAIM_MS}), else the id another try claimed, in
+   * this process or another.
+   */
+  claimReply(messageId: string, replyId: string): Promise<string> {
+    return this.#records.claimReply(messageId, replyId, new Date(Date.now() - REPLY_CLAIM_MS));
   }
 
   #loadSecret(): Promise<Buffer> {

@@ -16,7 +16,12 @@ import type { AgentRegistry } from '../agents/agent-registry';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import type { ChannelSequencer } from './channel-sequencer';
-import { Idempotency, type IdempotencyRecords, type IdempotentRequest } from './idempotency';
+import {
+  Idempotency,
+  type IdempotencyRecords,
+  type IdempotentRequest,
+  REPLY_CLAIM_MS,
+} from './idempotency';
 import { KeyedQueue } from './keyed-queue';
 import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
 import {
@@ -28,7 +33,7 @@ import {
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
 import { toReplyError } from './reply-failure';
 import { ReplyRegistry } from './reply-registry';
-import { type ReplyConsumer, ReplyStream } from './reply-stream';
+import { type ReplyConsumer, ReplyStream, storedReplyParts } from './reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
 
@@ -98,6 +103,9 @@ export interface MessagingServiceOptions {
 }
 
 const CHANNEL_AGENT_CACHE_SIZE = 10_000;
+
+/** How often a reply another process produces is looked for in storage. */
+const STORED_REPLY_POLL_MS = 250;
 
 /** Source types of the stored messages that are replies (read back as a reply's events). */
 const REPLY_SOURCES = new Set(['agent_response', 'scheduled']);
@@ -311,7 +319,18 @@ export class MessagingService {
           return { message, agent, reply: earlier, replayed };
         }
       }
-      return { message, agent, reply: this.#startReply(agent, message, ticket), replayed };
+      let replyId = reservedUuid();
+      if (idempotent) {
+        // Tries of one key in two processes at once: the first to claim the reply starts it; the other waits.
+        const claimed = await this.#requireIdempotency().claimReply(message.id, replyId);
+        if (claimed !== replyId) {
+          ticket.release();
+          const reply =
+            this.#replies.get(claimed)?.stream ?? this.#awaitStoredReply(claimed, message);
+          return { message, agent, reply, replayed: true };
+        }
+      }
+      return { message, agent, reply: this.#startReply(agent, message, ticket, replyId), replayed };
     } catch (error) {
       ticket.release();
       throw error;
@@ -358,9 +377,14 @@ export class MessagingService {
   }
 
   /** Has `agent` answer `userMessage`, queued behind earlier replies of the channel; `ticket` ends with it. */
-  #startReply(agent: AgentProfile, userMessage: StoredMessage, ticket: ReplyTicket): ReplyStream {
+  #startReply(
+    agent: AgentProfile,
+    userMessage: StoredMessage,
+    ticket: ReplyTicket,
+    replyId: string,
+  ): ReplyStream {
     const channelId = userMessage.channel_id;
-    const stream = new ReplyStream(reservedUuid(), channelId, userMessage.id);
+    const stream = new ReplyStream(replyId, channelId, userMessage.id);
     const { signal } = this.#publish(stream).controller;
     const context = { ...this.#replyContext, signal };
     void this.#queue
@@ -377,6 +401,34 @@ export class MessagingService {
         ),
       )
       .finally(() => ticket.release());
+    return stream;
+  }
+
+  /**
+   * A reply another process is producing, read from storage once it is stored (polled; the room receives it
+   * from that process). Ends with UNAVAILABLE when it is not stored within the claim's time or the server stops.
+   */
+  #awaitStoredReply(replyId: string, userMessage: StoredMessage): ReplyStream {
+    const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id, true);
+    this.#replies.add(stream);
+    const deadline = Date.now() + REPLY_CLAIM_MS;
+    const poll = async () => {
+      while (!this.#replies.stopped && Date.now() < deadline) {
+        const stored = await this.#options.store.get(replyId).catch(() => undefined);
+        if (stored) {
+          for (const part of storedReplyParts(stored)) stream.write(part);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, STORED_REPLY_POLL_MS).unref());
+      }
+      stream.write({
+        type: 'error',
+        replyId,
+        code: 'UNAVAILABLE',
+        message: 'The reply to this request is not ready; retry later',
+      });
+    };
+    void poll();
     return stream;
   }
 

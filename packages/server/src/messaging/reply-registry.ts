@@ -58,6 +58,11 @@ export class ReplyRegistry {
     return this.#byMessage.get(messageId);
   }
 
+  /** Whether {@link abortAll} was called. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** Stops every reply, running and future (the server is stopping). */
   abortAll(reason: unknown): void {
     this.#stopped = true;

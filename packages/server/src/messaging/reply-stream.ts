@@ -48,25 +48,7 @@ export class ReplyStream {
    */
   static ofStored(message: StoredMessage): ReplyStream {
     const stream = new ReplyStream(message.id, message.channel_id, message.in_reply_to, true);
-    const replyId = message.id;
-    const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
-    stream.write({
-      type: 'reply-start',
-      replyId,
-      channelId: message.channel_id,
-      agentId: message.author_id,
-      agentName: message.author_name,
-      inReplyTo: message.in_reply_to,
-    });
-    stream.write({ type: 'text-delta', replyId, delta: message.content, index: 0 });
-    stream.write({
-      type: 'reply-end',
-      replyId,
-      message,
-      text: message.content,
-      actions,
-      thought,
-    });
+    for (const part of storedReplyParts(message)) stream.write(part);
     return stream;
   }
 
@@ -110,4 +92,22 @@ function deliver(listener: ReplyListener, part: ReplyPart) {
   } catch {
     // A consumer's failure is its own (a closed response, say); the reply and the other consumers go on.
   }
+}
+
+/** The parts of a reply rebuilt from its stored message (see {@link ReplyStream.ofStored}). */
+export function storedReplyParts(message: StoredMessage): ReplyPart[] {
+  const replyId = message.id;
+  const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
+  return [
+    {
+      type: 'reply-start',
+      replyId,
+      channelId: message.channel_id,
+      agentId: message.author_id,
+      agentName: message.author_name,
+      inReplyTo: message.in_reply_to,
+    },
+    { type: 'text-delta', replyId, delta: message.content, index: 0 },
+    { type: 'reply-end', replyId, message, text: message.content, actions, thought },
+  ];
 }

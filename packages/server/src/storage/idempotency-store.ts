@@ -54,7 +54,7 @@ export class IdempotencyStore {
     const inserted = await storageCall('idempotency key', () =>
       this.#db
         .insertInto('idempotency_keys')
-        .values({ id, fingerprint })
+        .values({ id, fingerprint, reply_id: null, reply_claimed_at: null })
         .onConflict((conflict) => conflict.column('id').doNothing())
         .returning('id')
         .executeTakeFirst(),
@@ -71,5 +71,33 @@ export class IdempotencyStore {
         .executeTakeFirst(),
     );
     return row?.fingerprint === fingerprint ? 'same' : 'different';
+  }
+
+  /**
+   * Claims the reply to the request `id` for `replyId`, unless another reply claimed it after `staleBefore`
+   * (its process may still be producing it): resolves with the reply id that answers the request, ours or
+   * theirs.
+   */
+  async claimReply(id: string, replyId: string, staleBefore: Date): Promise<string> {
+    const claimed = await storageCall('idempotency key', () =>
+      this.#db
+        .updateTable('idempotency_keys')
+        .set({ reply_id: replyId, reply_claimed_at: new Date() })
+        .where('id', '=', id)
+        .where((where) =>
+          where.or([where('reply_id', 'is', null), where('reply_claimed_at', '<', staleBefore)]),
+        )
+        .returning('reply_id')
+        .executeTakeFirst(),
+    );
+    if (claimed) return replyId;
+    const row = await storageCall('idempotency key', () =>
+      this.#db
+        .selectFrom('idempotency_keys')
+        .select('reply_id')
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    );
+    return row?.reply_id ?? replyId;
   }
 }

@@ -66,6 +66,9 @@ export interface ServerSecretTable {
 export interface IdempotencyKeyTable {
   id: string;
   fingerprint: string;
+  /** The reply started for the request, by the process that claimed it first. */
+  reply_id: string | null;
+  reply_claimed_at: ColumnType<Date, Date | string, Date | string> | null;
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
