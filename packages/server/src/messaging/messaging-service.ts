@@ -319,7 +319,7 @@ export class MessagingService {
           return { message, agent, reply: earlier, replayed };
         }
       }
-      let replyId = reservedUuid();
+      const replyId = reservedUuid();
       if (idempotent) {
         // Tries of one key in two processes at once: the first to claim the reply starts it; the other waits.
         const claimed = await this.#requireIdempotency().claimReply(message.id, replyId);
