@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { copyPGliteTemplate } from '../../test/databases';
 import { ScriptedModel } from '../../test/scripted-model';
-import { createAgentProfiles } from '../agents/agent-profile';
+import { createAgentProfiles } from '../agents/agent-registry';
 import { createLogger } from '../logger';
 import { createElizaModel } from '../models';
 import { createDatabase } from '../storage/create-database';

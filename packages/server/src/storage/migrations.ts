@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { createWebhookTables } from '../webhooks/webhook-migration';
 
 /**
  * Every migration, in order. One set for the embedded PGlite database and for PostgreSQL: both are PostgreSQL.
@@ -95,7 +96,14 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  '0006_idempotency_keys': {
+  '0010_webhooks': {
+    // Outbound webhooks (src/webhooks). Numbered apart from the messaging migrations so that work on both can
+    // land in either order.
+    async up(db: Kysely<unknown>) {
+      await createWebhookTables(db);
+    },
+  },
+  '0011_idempotency_keys': {
     // Idempotency: the secret its keyed ids are hashed with (one per database, so every process of a cluster
     // derives the same ids), what each key was first used for (a different request under it is a 409), and
     // which reply answers it (so that two processes taking one key at once start one reply).

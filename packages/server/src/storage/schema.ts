@@ -1,3 +1,4 @@
+import type { WebhookTables } from '../webhooks/webhook-tables';
 import type { ColumnType, Generated } from 'kysely';
 
 /** `channels`: one row per channel (room), created on first use. */
@@ -73,7 +74,7 @@ export interface IdempotencyKeyTable {
 }
 
 /** The whole database, as Kysely sees it. */
-export interface DatabaseSchema {
+export interface DatabaseSchema extends WebhookTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;
