@@ -13,12 +13,14 @@ import { createSocketOriginPolicy } from './guards/origin-guard';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './guards/exposure-warning';
+import { observingReplies } from './metrics/observe-reply';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
+import { roomDelivery } from './messaging/deliver-to-room';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
@@ -34,6 +36,7 @@ import {
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
 import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
+import { IdempotencyStore } from './storage/idempotency-store';
 import { MessageStore } from './storage/message-store';
 import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
 import type { RateLimitOptions } from './guards/rate-limit';
@@ -205,16 +208,21 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         ? { kind: 'postgres', connectionString: location.url }
         : undefined),
   });
+  const broadcaster = createSocketBroadcaster(io);
   const messaging = new MessagingService({
     store,
     agents: profiles,
     model: options.model ?? createElizaModel(),
     logger,
-    broadcaster: createSocketBroadcaster(io),
+    broadcaster,
+    consumers: [
+      roomDelivery(broadcaster),
+      ...(options.metrics ? [observingReplies(options.metrics)] : []),
+    ],
+    idempotency: new IdempotencyStore(database.db, () => database.sync()),
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
     sequencer,
-    metrics: options.metrics,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },
