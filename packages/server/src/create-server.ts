@@ -208,6 +208,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         ? { kind: 'postgres', connectionString: location.url }
         : undefined),
   });
+  const webhooks = createWebhooks(database.db, {
+    ...options.webhooks,
+    logger,
+    sync: () => database.sync(),
+    ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
+  });
   const broadcaster = createSocketBroadcaster(io);
   const messaging = new MessagingService({
     store,
@@ -218,6 +224,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     consumers: [
       roomDelivery(broadcaster),
       ...(options.metrics ? [observingReplies(options.metrics)] : []),
+      webhooks.failedReplies,
     ],
     idempotency: new IdempotencyStore(database.db, () => database.sync()),
     limits: options.replyLimits,
@@ -250,12 +257,6 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         },
       }),
   );
-  const webhooks = createWebhooks(database.db, {
-    ...options.webhooks,
-    logger,
-    sync: () => database.sync(),
-    ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
-  });
   const tee = createTeeService({
     config: options.tee ?? TEE_OFF,
     logger,
