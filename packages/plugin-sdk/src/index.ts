@@ -66,3 +66,18 @@ export {
 } from './webhooks/webhook-headers';
 export { ParleyClientError, submitAgentMessage } from './messaging/index';
 export type { SubmitAgentMessageOptions } from './messaging/index';
+export {
+  ERROR_CODES,
+  errorCodeOf,
+  findJsonProblem,
+  isErrorCode,
+  isRecord,
+  isUuid,
+  MAX_JSON_DEPTH,
+  MAX_TEXT_LENGTH,
+  toStorableText,
+  unstorableTextReason,
+  UUID_PATTERN,
+  uuidV5,
+} from './helpers/index';
+export type { ErrorCode, JsonProblem } from './helpers/index';

@@ -30,6 +30,22 @@ export function unstorableTextReason(value: string): string | undefined {
   return undefined;
 }
 
+// The same, every occurrence: what toStorableText drops.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `value` without what a database cannot store: NUL characters and lone UTF-16 surrogates are dropped, every
+ * other character (surrogate pairs, other control characters) is kept. For text taken from the outside world
+ * (a file name, a webhook's title) that is posted as is; input a client should correct is refused instead
+ * (see {@link unstorableTextReason}).
+ *
+ * @example
+ * const filename = toStorableText(file.originalname);
+ */
+export function toStorableText(value: string): string {
+  return value.replace(UNSTORABLE, '');
+}
+
 /**
  * A string that PostgreSQL and JSON can hold: no NUL, no lone surrogate. Chain `.max()`, `.min()`, `.trim()`
  * as with any zod string.
