@@ -71,6 +71,30 @@ function rawUpload(
   });
 }
 
+/** What the route answers, called directly, when the runtime's `sendMessage` does `sendMessage`. */
+async function uploadWhenSending(sendMessage: AgentRuntime['sendMessage']) {
+  const { response, written } = recordResponse();
+  const runtime = {
+    agentId: '00000000-0000-4000-8000-000000000009',
+    character: { name: 'Unlucky' },
+    getSetting: () => DEFAULT_CHANNEL,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    sendMessage,
+  } as unknown as AgentRuntime;
+  const request: RouteRequest = {
+    method: 'POST',
+    path: '/upload',
+    headers: {},
+    body: {},
+    rawBody: new Uint8Array(),
+    params: {},
+    query: {},
+    file: { originalname: 'a.txt', size: 1, mimetype: 'text/plain', buffer: new Uint8Array(1) },
+  };
+  await uploadRoute.handler!(request, response, runtime);
+  return written;
+}
+
 const report = { content: '%PDF-1.7 quarterly numbers', name: 'q3.pdf', type: 'application/pdf' };
 
 describe('POST /upload', () => {
@@ -204,32 +228,10 @@ describe('POST /upload', () => {
   });
 
   it('answers 400 with the server’s reason when the server refuses the message', async () => {
-    const { response, written } = recordResponse();
     const refusal = Object.assign(new Error('Invalid message: text is too long'), {
       code: 'BAD_REQUEST',
     });
-    const runtime = {
-      agentId: '00000000-0000-4000-8000-000000000009',
-      character: { name: 'Strict' },
-      getSetting: () => DEFAULT_CHANNEL,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      sendMessage: () => Promise.reject(refusal),
-    } as unknown as AgentRuntime;
-    await uploadRoute.handler!(
-      {
-        method: 'POST',
-        path: '/upload',
-        headers: {},
-        body: {},
-        rawBody: new Uint8Array(),
-        params: {},
-        query: {},
-        file: { originalname: 'a.txt', size: 1, mimetype: 'text/plain', buffer: new Uint8Array(1) },
-      },
-      response,
-      runtime,
-    );
-    expect(written).toMatchObject({
+    expect(await uploadWhenSending(() => Promise.reject(refusal))).toMatchObject({
       status: 400,
       body: { success: false, error: 'Invalid message: text is too long' },
     });
@@ -240,26 +242,9 @@ describe('POST /upload', () => {
   });
 
   it('answers 500 without internal detail when posting fails', async () => {
-    const { response, written } = recordResponse();
-    const runtime = {
-      agentId: '00000000-0000-4000-8000-000000000009',
-      character: { name: 'Broken' },
-      getSetting: () => DEFAULT_CHANNEL,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      sendMessage: () => Promise.reject(new Error('disk full on /var/lib/parley')),
-    } as unknown as AgentRuntime;
-    const request: RouteRequest = {
-      method: 'POST',
-      path: '/upload',
-      headers: {},
-      body: {},
-      rawBody: new Uint8Array(),
-      params: {},
-      query: {},
-      file: { originalname: 'a.txt', size: 1, mimetype: 'text/plain', buffer: new Uint8Array(1) },
-    };
-
-    await uploadRoute.handler!(request, response, runtime);
+    const written = await uploadWhenSending(() =>
+      Promise.reject(new Error('disk full on /var/lib/parley')),
+    );
 
     expect(written).toEqual({
       headers: {},

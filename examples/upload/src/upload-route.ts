@@ -5,6 +5,7 @@ const MAX_DESCRIPTION_LENGTH = 2000;
 /** Longest file name kept, in characters: what common file systems allow. */
 const MAX_FILENAME_LENGTH = 255;
 // Control characters (C0, DEL, C1): a CR/LF in a name would split the message's line, and none belongs in one.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The name the client gave its file, without what no file name needs and no database stores. */

@@ -66,6 +66,8 @@ export {
 } from './webhooks/webhook-headers';
 export { ParleyClientError, submitAgentMessage } from './messaging/index';
 export type { SubmitAgentMessageOptions } from './messaging/index';
+// The small helpers most plugins would write again: checks of bodies and ids, text a database can store, the
+// error codes the runtime throws. The checks are @parley/core's, the ones the server uses.
 export {
   ERROR_CODES,
   errorCodeOf,
@@ -78,6 +80,6 @@ export {
   toStorableText,
   unstorableTextReason,
   UUID_PATTERN,
-  uuidV5,
-} from './helpers/index';
-export type { ErrorCode, JsonProblem } from './helpers/index';
+} from '@parley/core';
+export type { ErrorCode, JsonProblem } from '@parley/core';
+export { uuidV5 } from './helpers/uuid-v5';

@@ -30,8 +30,8 @@ export function unstorableTextReason(value: string): string | undefined {
   return undefined;
 }
 
-// The same, every occurrence: what toStorableText drops.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Every lone surrogate, for toStorableText.
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /**
  * `value` without what a database cannot store: NUL characters and lone UTF-16 surrogates are dropped, every
@@ -43,7 +43,7 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * const filename = toStorableText(file.originalname);
  */
 export function toStorableText(value: string): string {
-  return value.replace(UNSTORABLE, '');
+  return value.replaceAll('\u0000', '').replace(LONE_SURROGATES, '');
 }
 
 /**
