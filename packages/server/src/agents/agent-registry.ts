@@ -1,5 +1,5 @@
 import { ParleyError, type AgentSummary } from '@parley/core';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 import type { AgentProfile } from './agent-profile';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
 import { createAgentProfiles, toAgentProfile } from './agent-profile';
 import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 
 const logger = createLogger('silent');
 const services: AgentServices = {

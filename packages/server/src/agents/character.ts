@@ -3,7 +3,7 @@ import type { Character } from '@parley/plugin-sdk';
 import { toValidationIssues, uuidSchema } from '@parley/core';
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 
 /** What a character file holds. Unknown keys are kept for plugins that read them. */
 export const characterSchema = z.looseObject({

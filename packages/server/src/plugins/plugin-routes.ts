@@ -1,6 +1,7 @@
 import { API_KEY_HEADER, ParleyError } from '@parley/core';
 import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type Context } from 'hono';
+import { DEFAULTS } from '../defaults';
 import type { AppEnv } from '../http/app-env';
 import { handleError } from '../http/error-handler';
 import { handlePluginRoute } from './handle-plugin-route';
@@ -27,8 +28,6 @@ interface MountGroup {
   /** Every agent's entry for this method and path, in agent order. */
   entries: PluginRouteEntry[];
 }
-
-const MEBIBYTE = 1024 * 1024;
 
 function groupMounts(entries: readonly PluginRouteEntry[]): MountGroup[] {
   const groups = new Map<string, MountGroup>();
@@ -65,9 +64,9 @@ export function pluginRoutes(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const limits = {
-    bodyLimit: options.bodyLimit ?? MEBIBYTE,
-    uploadLimit: options.uploadLimit ?? 10 * MEBIBYTE,
-    routeTimeoutMs: options.routeTimeoutMs ?? 30_000,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    uploadLimit: options.uploadLimit ?? DEFAULTS.uploadLimit,
+    routeTimeoutMs: options.routeTimeoutMs ?? DEFAULTS.routeTimeoutMs,
   };
   const token = options.authToken;
 
