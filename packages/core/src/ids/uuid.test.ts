@@ -29,10 +29,10 @@ describe('the small helpers plugins share', () => {
     for (const value of [[], null, undefined, 'x', 1, true]) expect(isRecord(value)).toBe(false);
   });
 
-  it('toStorableText drops NUL and lone surrogates and keeps every other character', () => {
+  it('toStorableText drops NUL, replaces lone surrogates with U+FFFD and keeps every other character', () => {
     expect(toStorableText('a\u0000b')).toBe('ab');
-    expect(toStorableText('\uD800x\uDC00')).toBe('x');
-    expect(toStorableText('\uDC00\uD800')).toBe('');
+    expect(toStorableText('\uD800x\uDC00')).toBe('\uFFFDx\uFFFD');
+    expect(toStorableText('\uDC00\uD800')).toBe('\uFFFD\uFFFD');
     expect(toStorableText('pair \uD83D\uDE00 ok')).toBe('pair \uD83D\uDE00 ok');
     expect(toStorableText('tab\there\r\n')).toBe('tab\there\r\n');
     expect(toStorableText('\u0000'.repeat(3) + '\uDBFF\uDFFF')).toBe('\uDBFF\uDFFF');
