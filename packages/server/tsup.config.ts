@@ -6,7 +6,6 @@ const entry = {
   config: 'src/config/index.ts',
   health: 'src/health/index.ts',
   metrics: 'src/metrics/index.ts',
-  internal: 'src/internal.ts',
 };
 
 export default parleyBuild({

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
 import { LOG_LEVELS } from '../logger';
+import { invalidTargetEntry } from '../webhooks/target-policy';
+import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
 import {
+  durationList,
   oneOf,
   optionalOneOf,
   list,
@@ -94,6 +97,11 @@ export const serverSettingsSchema = z.object({
   BODY_LIMIT: wholeNumber(DEFAULTS.bodyLimit, 1),
   UPLOAD_LIMIT: wholeNumber(DEFAULTS.uploadLimit, 1),
   SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
+  WEBHOOK_RETRY_DELAYS: durationList(WEBHOOK_DEFAULTS.retryDelaysMs),
+  WEBHOOK_PRIVATE_TARGETS: list().refine((entries) => invalidTargetEntry(entries) === undefined, {
+    error: 'must be comma-separated host names, addresses or CIDR ranges',
+  }),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(WEBHOOK_DEFAULTS.timeoutMs, 1, 120_000),
 });
 
 /**
