@@ -6,12 +6,14 @@ import { DEFAULTS, defaultServerUrl } from './defaults';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
-import { applyConnectionLimits, type ConnectionLimitOptions } from './http/connection-limits';
+import { applyConnectionLimits, type ConnectionLimitOptions } from './guards/connection-limits';
+import type { TrustProxy } from './guards/client-address';
 import { createHttpApp } from './http/create-app';
-import { createHostPolicy } from './http/host-allow-list';
+import { createRequestHostPolicy } from './guards/host-allow-list';
+import { createSocketOriginPolicy } from './guards/origin-guard';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
-import { warnIfExposedWithoutToken } from './http/exposure-warning';
+import { warnIfExposedWithoutToken } from './guards/exposure-warning';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
@@ -41,7 +43,7 @@ import {
   teeRoutes,
   type TeeConfig,
 } from './tee';
-import type { RateLimitOptions } from './limits/rate-limit';
+import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
 
 /** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
@@ -117,8 +119,17 @@ export interface ServerOptions {
   allowedHosts?: string[];
   /** Browser origins, besides the server's own and loopback ones, allowed to call the REST interface. */
   allowedOrigins?: string[];
-  /** Per-client rate limits on messaging and plugin routes (default 60 at once, 10/s); `false`: none. */
+  /**
+   * Per-client rate limits on messaging, the other built-in endpoints (health aside) and plugin routes, each
+   * its own budget (default 60 at once, 10/s); `false`: none.
+   */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Which proxies' `X-Forwarded-For` names the client, for rate limits and socket handshakes: a list of proxy
+   * addresses or CIDR blocks (`loopback` for 127.0.0.0/8 and ::1), `true` for whatever peer is directly in
+   * front, `false` none (default: `rateLimit.trustProxy`, else false).
+   */
+  trustProxy?: TrustProxy;
   /** Outbound webhooks: retry schedule, private targets allowed, deadlines (see {@link WebhookOptions}). */
   webhooks?: WebhookOptions;
 }
@@ -141,6 +152,12 @@ export interface ParleyServer {
    * up to the shutdown deadline, then ends what is left and closes the database. Safe to call more than once.
    */
   stop(): Promise<void>;
+}
+
+function trustProxyOf(options: ServerOptions): TrustProxy {
+  return (
+    options.trustProxy ?? (options.rateLimit ? options.rateLimit.trustProxy : undefined) ?? false
+  );
 }
 
 /**
@@ -181,10 +198,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     authToken: options.authToken,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? DEFAULTS.socketMaxPayloadBytes,
     handshakeLimit: options.socketHandshakeLimit,
-    isAllowedHost: createHostPolicy({
+    isAllowedHost: createRequestHostPolicy({
       allowedHosts: options.allowedHosts,
       bindHost: host,
     }),
+    isAllowedOrigin: createSocketOriginPolicy(options),
+    trustProxy: trustProxyOf(options),
     cluster:
       options.cluster ??
       (location.kind === 'postgres'
@@ -263,6 +282,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     rateLimit: options.rateLimit,
+    trustProxy: trustProxyOf(options),
   });
   app.route(
     '/',

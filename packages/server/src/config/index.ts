@@ -10,6 +10,7 @@ export { loadCharacterFile as loadCharacter } from '../agents/character';
 export { findMistypedSettings } from './find-mistyped-settings';
 export type { MistypedSetting } from './find-mistyped-settings';
 export { maskSetting } from './mask-setting';
+export { describeGuards } from '../guards/guard-settings';
 export { parseSettings } from './parse-settings';
 export {
   KNOWN_SETTINGS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
+import { guardSettingsSchema } from '../guards/guard-settings';
 import { LOG_LEVELS } from '../logger';
 import { invalidTargetEntry } from '../webhooks/target-policy';
 import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
@@ -105,12 +106,17 @@ export const serverSettingsSchema = z.object({
 });
 
 /**
- * Every setting of the Parley app, with its default (from {@link DEFAULTS}, the one place defaults live). Unknown keys are ignored
- * here (the environment holds much else); {@link findMistypedSettings} warns about near misses.
+ * Every setting of the Parley app, with its default (from {@link DEFAULTS}, the one place defaults live).
+ * Unknown keys are ignored here (the environment holds much else); {@link findMistypedSettings} warns about
+ * near misses.
  */
 export const settingsSchema = z.intersection(
   serverSettingsSchema,
-  z.intersection(modelSettingsSchema, teeSettingsSchema),
+  z.intersection(
+    modelSettingsSchema,
+    // The guards' settings (TRUST_PROXY, ALLOWED_HOSTS, rate limits, connection caps): guards/guard-settings.ts.
+    z.intersection(teeSettingsSchema, guardSettingsSchema),
+  ),
 );
 
 /** The parsed settings. */
@@ -138,5 +144,6 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(serverSettingsSchema.shape),
   ...Object.keys(modelSettingsSchema.shape),
   ...Object.keys(teeSettingsSchema.shape),
+  ...Object.keys(guardSettingsSchema.shape),
   ...PLUGIN_SETTINGS,
 ];

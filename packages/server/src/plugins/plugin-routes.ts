@@ -1,7 +1,6 @@
-import { API_KEY_HEADER, ParleyError } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type Context } from 'hono';
 import { DEFAULTS } from '../defaults';
+import { hasServerToken, offeredApiKey, unauthorized } from '../guards/api-key';
 import type { AppEnv } from '../http/app-env';
 import { handleError } from '../http/error-handler';
 import { handlePluginRoute } from './routing/handle-plugin-route';
@@ -44,10 +43,6 @@ function groupMounts(entries: readonly PluginRouteEntry[]): MountGroup[] {
   return [...all.filter((g) => !g.path.endsWith('*')), ...all.filter((g) => g.path.endsWith('*'))];
 }
 
-function unauthorized(): ParleyError {
-  return new ParleyError('UNAUTHORIZED', 'Missing or invalid x-api-key header');
-}
-
 /**
  * The hono sub-app that serves every plugin route at exactly its path. Mount it on the main app with
  * `app.route('/', pluginRoutes(table, options))`, after the built-in routes. Request ids and the per-request
@@ -72,7 +67,10 @@ export function pluginRoutes(
 
   for (const group of groupMounts(table.entries)) {
     app.on(group.method, group.path, async (c: Context<AppEnv>) => {
-      const authorized = !token || safeEqual(c.req.header(API_KEY_HEADER), token);
+      const authorized = hasServerToken(
+        offeredApiKey({ header: (name) => c.req.header(name) }),
+        token,
+      );
       // Refused before agent selection when nothing here is public, so that a caller without the key learns
       // nothing about which agents exist.
       if (!authorized && group.entries.every((entry) => !entry.route.public)) throw unauthorized();
