@@ -2,6 +2,7 @@ import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createAgentProfiles } from './agents/agent-registry';
+import { DEFAULTS, defaultServerUrl } from './defaults';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
@@ -38,11 +39,17 @@ import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
 import { IdempotencyStore } from './storage/idempotency-store';
 import { MessageStore } from './storage/message-store';
-import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
+import {
+  createDatabaseTeeAgentStore,
+  createTeeService,
+  TEE_OFF,
+  teeRoutes,
+  type TeeConfig,
+} from './tee';
 import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
 
-/** Options of {@link createServer}. Every field has a default. */
+/** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
 export interface ServerOptions {
   /** Port to listen on (default 3000; 0 picks a free one). */
   port?: number;
@@ -150,14 +157,11 @@ export interface ParleyServer {
   stop(): Promise<void>;
 }
 
-const MEBIBYTE = 1024 * 1024;
-
 function trustProxyOf(options: ServerOptions): TrustProxy {
   return (
     options.trustProxy ?? (options.rateLimit ? options.rateLimit.trustProxy : undefined) ?? false
   );
 }
-const TEE_OFF: TeeConfig = { mode: 'OFF', vendor: 'phala', salt: undefined, endpoint: undefined };
 
 /**
  * Creates a Parley server: hono on a node HTTP server with socket.io on the same port, agents, storage,
@@ -172,12 +176,13 @@ const TEE_OFF: TeeConfig = { mode: 'OFF', vendor: 'phala', salt: undefined, endp
 export function createServer(options: ServerOptions = {}): ParleyServer {
   const logger = options.logger ?? createLogger();
   const env = options.env ?? process.env;
-  const bodyLimit = options.bodyLimit ?? MEBIBYTE;
-  let port = options.port ?? 3000;
-  let serverUrl = `http://localhost:${port}`;
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  const host = options.host ?? DEFAULTS.host;
+  let port = options.port ?? DEFAULTS.port;
+  let serverUrl = defaultServerUrl(port);
 
   const profiles = createAgentProfiles(options.characters ?? []);
-  const location = options.database ?? { kind: 'pglite', dataDir: '.parley' };
+  const location = options.database ?? { kind: 'pglite', dataDir: DEFAULTS.dataDir };
   const database = createDatabase(location);
   // Processes sharing a PostgreSQL database share its channels: one order per channel across all of them.
   const sequencer =
@@ -194,11 +199,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const io = createSocketServer({
     logger,
     authToken: options.authToken,
-    maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
+    maxPayloadBytes: options.socketMaxPayloadBytes ?? DEFAULTS.socketMaxPayloadBytes,
     handshakeLimit: options.socketHandshakeLimit,
     isAllowedHost: createRequestHostPolicy({
       allowedHosts: options.allowedHosts,
-      bindHost: options.host ?? '127.0.0.1',
+      bindHost: host,
     }),
     isAllowedOrigin: createSocketOriginPolicy(options),
     trustProxy: trustProxyOf(options),
@@ -267,10 +272,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     io,
     messaging,
     {
-      maxMessageBytes: options.socketMaxMessageBytes ?? 64 * 1024,
-      rateBurst: options.socketRateLimit?.burst ?? 40,
-      ratePerSecond: options.socketRateLimit?.perSecond ?? 20,
-      maxRooms: options.socketMaxRooms ?? 100,
+      maxMessageBytes: options.socketMaxMessageBytes ?? DEFAULTS.socketMaxMessageBytes,
+      rateBurst: options.socketRateLimit?.burst ?? DEFAULTS.socketRateLimit.burst,
+      ratePerSecond: options.socketRateLimit?.perSecond ?? DEFAULTS.socketRateLimit.perSecond,
+      maxRooms: options.socketMaxRooms ?? DEFAULTS.socketMaxRooms,
     },
     logger,
   );
@@ -278,7 +283,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     authToken: options.authToken,
     bodyLimit,
-    bindHost: options.host ?? '127.0.0.1',
+    bindHost: host,
     requestLogLevel: options.requestLogLevel,
     onRequest:
       options.onRequest ??
@@ -302,8 +307,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   app.route(
     '/',
     messagingRoutes(messaging, {
-      syncTimeoutMs: options.syncTimeoutMs ?? 60_000,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
+      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     }),
   );
   app.route('/', webhooks.routes);
@@ -334,8 +339,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     app,
     io,
     logger,
-    host: options.host ?? '127.0.0.1',
-    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    host,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs,
     drainGraceMs: options.drainGraceMs,
     configureHttpServer: (server) => applyConnectionLimits(server, options.connections),
     async beforeListen() {
@@ -350,10 +355,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       scheduler.start();
       webhooks.dispatcher.start();
       logger.info({ url, agents: profiles.summaries() }, 'server listening');
-      warnIfExposedWithoutToken(logger, {
-        host: options.host ?? '127.0.0.1',
-        authToken: options.authToken,
-      });
+      warnIfExposedWithoutToken(logger, { host, authToken: options.authToken });
     },
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {

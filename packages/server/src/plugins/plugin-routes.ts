@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { DEFAULTS } from '../defaults';
 import { hasServerToken, offeredApiKey, unauthorized } from '../guards/api-key';
 import type { AppEnv } from '../http/app-env';
 import { handleError } from '../http/error-handler';
@@ -26,8 +27,6 @@ interface MountGroup {
   /** Every agent's entry for this method and path, in agent order. */
   entries: PluginRouteEntry[];
 }
-
-const MEBIBYTE = 1024 * 1024;
 
 function groupMounts(entries: readonly PluginRouteEntry[]): MountGroup[] {
   const groups = new Map<string, MountGroup>();
@@ -60,9 +59,9 @@ export function pluginRoutes(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const limits = {
-    bodyLimit: options.bodyLimit ?? MEBIBYTE,
-    uploadLimit: options.uploadLimit ?? 10 * MEBIBYTE,
-    routeTimeoutMs: options.routeTimeoutMs ?? 30_000,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    uploadLimit: options.uploadLimit ?? DEFAULTS.uploadLimit,
+    routeTimeoutMs: options.routeTimeoutMs ?? DEFAULTS.routeTimeoutMs,
   };
   const token = options.authToken;
 
