@@ -54,6 +54,7 @@ export {
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
   deliveryModeSchema,
+  ifBusySchema,
   syncModeResponseSchema,
   userMessageSummarySchema,
   websocketModeResponseSchema,
@@ -64,6 +65,7 @@ export type {
   ChannelMessageRequest,
   ChannelMessageRequestInput,
   DeliveryMode,
+  IfBusy,
   SyncModeResponse,
   WebsocketModeResponse,
 } from './schemas/channel-message';
@@ -93,7 +95,9 @@ export {
   typingPayloadSchema,
   userTypingSchema,
 } from './schemas/socket-payloads';
+export { cancelReplyPayloadSchema } from './schemas/socket-payloads';
 export type {
+  CancelReplyPayload,
   ControlMessage,
   MessageBroadcast,
   MessageComplete,

@@ -152,7 +152,9 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     description:
       'The channel is created on first use. `mode` decides how the caller gets the reply: `websocket` answers ' +
       '202 at once and the reply follows on the socket; `stream` answers server-sent events ' +
-      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply.',
+      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply. `ifBusy` decides ' +
+      'what the message does while a reply to the channel runs: `enqueue` (default), `reject` (409 ' +
+      '`CHANNEL_BUSY`), `interrupt` (the running reply ends `CANCELLED`; this one sees both messages).',
     tag: 'messaging',
     auth: true,
     pathParams: channelId,
@@ -168,7 +170,27 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
         json: websocketModeResponseSchema,
       },
     },
-    errors: [...bodyErrors, 'NOT_FOUND', 'MODEL_ERROR', 'TIMEOUT'],
+    errors: [...bodyErrors, 'NOT_FOUND', 'CHANNEL_BUSY', 'CANCELLED', 'MODEL_ERROR', 'TIMEOUT'],
+  },
+  {
+    method: 'post',
+    path: '/api/messaging/replies/:replyId/cancel',
+    operationId: 'cancelReply',
+    summary: 'Stop a running reply',
+    description:
+      "No body. Aborts the reply's model request, whichever process of the cluster runs it; every stream of " +
+      'the reply ends with `error` code `CANCELLED` (SSE `error` event, socket `messageError`, `sync` 409), ' +
+      "nothing of it is stored, and its place in the channel's queue is freed.",
+    tag: 'messaging',
+    auth: true,
+    pathParams: { replyId: uuidSchema },
+    responses: {
+      202: {
+        description: 'The reply was running and is cancelled.',
+        json: apiSuccessSchema(z.object({ replyId: z.string(), status: z.literal('cancelled') })),
+      },
+    },
+    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'INTERNAL'],
   },
   {
     method: 'get',
