@@ -52,6 +52,7 @@ export type {
 export {
   agentResponseSchema,
   channelHistoryQuerySchema,
+  cancelledReplySchema,
   channelMessageRequestSchema,
   deliveryModeSchema,
   ifBusySchema,

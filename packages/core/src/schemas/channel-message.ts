@@ -36,6 +36,12 @@ export const channelMessageRequestSchema = z.object({
   ifBusy: ifBusySchema.optional(),
 });
 
+/** `data` of the 202 answer of `POST /api/messaging/replies/{replyId}/cancel`. */
+export const cancelledReplySchema = z.object({
+  replyId: z.string(),
+  status: z.literal('cancelled'),
+});
+
 /** The channel message request as a caller writes it. */
 export type ChannelMessageRequestInput = z.input<typeof channelMessageRequestSchema>;
 /** The channel message request after validation. */

@@ -2,6 +2,7 @@ import {
   agentMessageSchema,
   agentSummarySchema,
   apiSuccessSchema,
+  cancelledReplySchema,
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
   healthSchema,
@@ -187,7 +188,7 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     responses: {
       202: {
         description: 'The reply was running and is cancelled.',
-        json: apiSuccessSchema(z.object({ replyId: z.string(), status: z.literal('cancelled') })),
+        json: apiSuccessSchema(cancelledReplySchema),
       },
     },
     errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'INTERNAL'],
