@@ -75,6 +75,7 @@ export {
   chunkEventSchema,
   doneEventSchema,
   errorEventSchema,
+  gapEventSchema,
   streamEventSchemas,
   userMessageEventSchema,
 } from './schemas/stream-events';

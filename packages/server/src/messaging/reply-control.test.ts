@@ -463,3 +463,32 @@ describe.skipIf(await postgresUnavailableReason())(
     });
   },
 );
+
+describe('resuming tells the truth', () => {
+  it('a Last-Event-ID outside what is retained gets a gap event before what follows; one inside, none', async () => {
+    await using test = await startTestServer();
+    const channelId = randomUUID();
+    const sync = await post(test.url, channelId, { text: 'hello there', mode: 'sync' });
+    expect(sync.status).toBe(200);
+    const { replyId, agentResponse } = (await sync.json()) as {
+      replyId: string;
+      agentResponse: { text: string };
+    };
+    const resume = async (lastEventId: string) =>
+      parseSse(
+        await (
+          await fetch(`${test.url}/api/messaging/replies/${replyId}/events`, {
+            headers: { 'last-event-id': lastEventId },
+          })
+        ).text(),
+      );
+    const beyond = await resume(`${replyId}:999:99999`);
+    expect(beyond.map((e) => e.event)).toEqual(['gap', 'done']);
+    expect(beyond[0]!.data).toMatchObject({ replyId, from: `${replyId}:999:99999` });
+    expect(beyond[1]!.data).toMatchObject({ text: agentResponse.text });
+    // From the start: the whole reply, and no gap.
+    const whole = await resume(`${replyId}:-1:0`);
+    expect(whole.map((e) => e.event)).not.toContain('gap');
+    expect(whole.at(-1)!.event).toBe('done');
+  });
+});
