@@ -30,7 +30,7 @@ export function serveReplyPeers(
   const io = ioServer as unknown as Server;
   io.on(REPLY_CONTROL_EVENT, (request: unknown, answer: unknown) => {
     if (typeof answer !== 'function') return;
-    answer(answerRequest(messaging(), request));
+    (answer as (response: unknown) => void)(answerRequest(messaging(), request));
   });
 
   // The adapter answers with every process's answer, or on its own timeout with those that came; this process
