@@ -340,7 +340,7 @@ describe('ifBusy while a reply to the channel runs', () => {
         // sync waits for the reply: interrupt it in turn, and it answers CANCELLED.
         const third = await post(test.url, channelId, { text: 'third', ifBusy: 'interrupt' });
         expect(third.status).toBe(202);
-        expect((await (await response!).json())).toMatchObject({
+        expect(await (await response!).json()).toMatchObject({
           error: { code: 'CANCELLED' },
         });
         await cancel(test.url, ((await third.json()) as { replyId: string }).replyId);
