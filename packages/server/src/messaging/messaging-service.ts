@@ -499,13 +499,14 @@ export class MessagingService {
     entry.ticket = ticket;
     const { signal } = entry.controller;
     const context = { ...this.#replyContext, signal };
-    // A reply cancelled while it waits takes no turn.
+    // A reply cancelled while it waits (its stream already ended) takes no turn; one aborted by the server's
+    // stop still goes through the producer, which ends it with the stop's error.
     const produce = async () => {
-      if (!signal.aborted) await produceModelReply(context, stream, agent, userMessage);
+      if (!stream.final) await produceModelReply(context, stream, agent, userMessage);
     };
     void this.#queue
       .run(channelId, async () => {
-        if (!signal.aborted) await this.#modelCalls(produce);
+        if (!stream.final) await this.#modelCalls(produce);
       })
       // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
       .catch((error: unknown) =>

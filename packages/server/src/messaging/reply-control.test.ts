@@ -203,6 +203,22 @@ describe('cancelling a reply on one process', () => {
     await stream.events;
   });
 
+  it('a cancel storm stalls nothing: every cancel gets a 4xx, a probe is served during and after', async () => {
+    const channelId = randomUUID();
+    const stream = openStream(test.url, channelId);
+    const replyId = await stream.started;
+    const storm = Promise.all(
+      Array.from({ length: 150 }, (_, i) => cancel(test.url, i % 3 === 0 ? replyId : randomUUID())),
+    );
+    const during = await fetch(`${test.url}/api/server/health`);
+    const statuses = (await storm).map((r) => r.status);
+    expect(during.status).toBe(200);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
+    expect(statuses.every((s) => [202, 404, 409, 429].includes(s))).toBe(true);
+    expect((await fetch(`${test.url}/api/server/health`)).status).toBe(200);
+    expect((await stream.events).events.at(-1)!.data).toMatchObject({ code: 'CANCELLED' });
+  });
+
   it('a sync request whose reply is cancelled answers 409 CANCELLED', async () => {
     const channelId = randomUUID();
     const member = await connectClient(test.url, 'websocket');
