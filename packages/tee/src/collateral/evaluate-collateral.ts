@@ -16,8 +16,8 @@ export interface CollateralInput {
   quote: TdxQuote;
   /** The verified PCK chain, leaf first. */
   pckChain: readonly X509Certificate[];
-  root: X509Certificate;
-  anchors: readonly TrustAnchor[];
+  /** The root the PCK chain ended at: the only one collateral may chain to. */
+  anchor: TrustAnchor;
   collateral: TdxCollateral;
   now: Date;
 }
@@ -26,15 +26,15 @@ const earliest = (dates: Date[]) => new Date(Math.min(...dates.map((date) => dat
 const latest = (dates: Date[]) => new Date(Math.max(...dates.map((date) => date.getTime())));
 
 /**
- * Evaluates a quote's platform with Intel collateral, offline: TCB info and QE identity signed to the pinned
- * root, CRLs (PCK and root), FMSPC and PCE id from the PCK certificate, the platform's TCB level from its SGX
+ * Evaluates a quote's platform with Intel collateral, offline: TCB info and QE identity signed under the PCK
+ * chain's own root, CRLs (PCK and root), FMSPC and PCE id from the PCK certificate, the platform's TCB level from its SGX
  * and TDX components, the TDX module identity and the QE identity's TCB; the statuses converge into one.
  *
  * @throws ParleyError whose `details.failure` names the failed check (a `QuoteFailure`).
  */
 export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
   const { quote, collateral, now } = input;
-  const context = { anchors: input.anchors, now };
+  const context = { anchor: input.anchor, now };
   const tcbInfo = verifySignedCollateral(collateral.tcbInfo, tdxTcbInfoSchema, 'TCB info', context);
   const qeIdentity = verifySignedCollateral(
     collateral.qeIdentity,
@@ -49,8 +49,10 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
     );
   }
   const crlDates = checkRevocation({
-    pckChain: input.pckChain.filter((certificate) => !certificate.raw.equals(input.root.raw)),
-    root: input.root,
+    pckChain: input.pckChain.filter(
+      (certificate) => !certificate.raw.equals(input.anchor.certificate.raw),
+    ),
+    root: input.anchor.certificate,
     signers: [...tcbInfo.signers, ...qeIdentity.signers],
     pckCrl: collateral.pckCrl,
     rootCaCrl: collateral.rootCaCrl,

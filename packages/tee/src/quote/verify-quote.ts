@@ -84,8 +84,7 @@ export function verifyQuote(
       tcb = evaluateCollateral({
         quote: parsed,
         pckChain: chain.certificates,
-        root: chain.root,
-        anchors,
+        anchor: { name: chain.anchor, certificate: chain.root },
         collateral: options.collateral,
         now,
       });
