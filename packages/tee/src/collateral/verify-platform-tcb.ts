@@ -29,7 +29,7 @@ export function verifyPlatformTcb(
 ): PlatformTcbVerification {
   const verified = verifyQuote(quote, options);
   if (!verified.valid) return verified;
-  const now = new Date(options.now ?? Date.now());
+  const now = new Date(options.now ?? Date.now()); // valid: verifyQuote checked it
   try {
     // The PCK chain verified in verifyQuote; its root is the only one the TCB info may chain to.
     const chain = verifyCertificateChain(
@@ -45,8 +45,9 @@ export function verifyPlatformTcb(
     const leaf = new X509Certificate(verified.quote.signature.pckCertificateChain[0]!);
     return { valid: true, tcb: evaluatePlatformTcb(info.document, verified.quote, leaf) };
   } catch (error) {
-    const failure = failureOf(error);
-    if (!failure) throw error;
-    return failed(failure, (error as Error).message) as PlatformTcbVerification;
+    return failed(
+      failureOf(error) ?? 'COLLATERAL_FORMAT',
+      (error as Error).message,
+    ) as PlatformTcbVerification;
   }
 }

@@ -10,6 +10,8 @@ import type { TdxQuote } from './tdx-quote';
 export type QuoteFailure =
   /** Not a TDX v4/v5 ECDSA quote, or truncated. */
   | 'FORMAT'
+  /** The options themselves are invalid (`now` not a date, an extra root not a certificate). */
+  | 'OPTIONS'
   /** The inner certification data is not a PCK certificate chain (type 5). */
   | 'CERTIFICATION_DATA'
   /** The outer certification data is larger than what it holds (bytes smuggled in after the chain). */

@@ -8,7 +8,7 @@ import { anchorsFor } from './pinned-anchors';
 import { failed, type QuoteVerification, type VerifyQuoteOptions } from './quote-verification';
 import type { TdxQuote } from './tdx-quote';
 import { TDX_QUOTE } from './tdx-quote-layout';
-import { verifyCertificateChain } from './verify-certificate-chain';
+import { type TrustAnchor, verifyCertificateChain } from './verify-certificate-chain';
 import { verifyQeReport } from './verify-qe-report';
 import { verifyRawP256 } from './verify-raw-p256';
 
@@ -57,6 +57,36 @@ export function verifyQuote(
   quote: Uint8Array | string,
   options: VerifyQuoteOptions = {},
 ): QuoteVerification {
+  try {
+    return verifyQuoteOrThrow(quote, options);
+  } catch (error) {
+    // Every check above returns its failure; this only catches what a hostile input could still make a
+    // dependency throw, so that no input makes verification throw instead of fail.
+    return failed(failureOf(error) ?? 'FORMAT', `unreadable input: ${(error as Error).message}`);
+  }
+}
+
+/** The verification time, or undefined when `now` is not a valid date. */
+function timeOf(now: VerifyQuoteOptions['now']): Date | undefined {
+  const time = new Date(now ?? Date.now());
+  return Number.isNaN(time.getTime()) ? undefined : time;
+}
+
+function verifyQuoteOrThrow(
+  quote: Uint8Array | string,
+  options: VerifyQuoteOptions,
+): QuoteVerification {
+  if (typeof options !== 'object' || options === null) {
+    return failed('OPTIONS', 'the options are not an object');
+  }
+  const now = timeOf(options.now);
+  if (!now) return failed('OPTIONS', '`now` is not a valid date');
+  let anchors: TrustAnchor[];
+  try {
+    anchors = anchorsFor(options);
+  } catch {
+    return failed('OPTIONS', 'an extra root is not a PEM certificate');
+  }
   let parsed: TdxQuote;
   try {
     parsed = parseTdxQuote(quote);
@@ -65,8 +95,6 @@ export function verifyQuote(
   }
   const structure = checkCertificationData(parsed);
   if (structure) return structure;
-  const anchors = anchorsFor(options);
-  const now = new Date(options.now ?? Date.now());
   const chain = verifyCertificateChain(parsed.signature.pckCertificateChain, anchors, now);
   if (!chain.valid) return failed(chain.failure, chain.message);
   const qeFailure = verifyQeReport(parsed, chain.leaf);
@@ -89,9 +117,8 @@ export function verifyQuote(
         now,
       });
     } catch (error) {
-      const failure = failureOf(error);
-      if (!failure) throw error;
-      return failed(failure, (error as Error).message);
+      // A collateral check names its failure; anything else the collateral made a parser throw is its format.
+      return failed(failureOf(error) ?? 'COLLATERAL_FORMAT', (error as Error).message);
     }
     const accepted = options.acceptedTcbStatuses ?? TCB_STATUSES.filter((s) => s !== 'Revoked');
     if (tcb.status === 'Revoked' || !accepted.includes(tcb.status)) {
