@@ -58,13 +58,20 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
     rootCaCrl: collateral.rootCaCrl,
     now,
   });
-  const platform = evaluatePlatformTcb(tcbInfo.document, quote, input.pckChain[0]!);
   const qe = matchQeIdentity(qeIdentity.document, quote.qe);
-  const { status, advisoryIds } = convergeStatus(platform, qe);
+  const platform = evaluatePlatformTcb(tcbInfo.document, quote, input.pckChain[0]!, qe.status);
+  // The verdict converges platform (TDX module and relaunch included) and QE; the advisories are the
+  // matched platform level's, as Intel's verifier reports them.
+  const { status } = convergeStatus(platform, qe);
   const documents = [tcbInfo.document, qeIdentity.document];
   return {
     status,
-    advisoryIds,
+    advisoryIds: [...platform.advisoryIds].sort(),
+    partAdvisoryIds: {
+      platform: platform.advisoryIds,
+      ...(platform.tdxModuleAdvisoryIds && { tdxModule: platform.tdxModuleAdvisoryIds }),
+      qe: qe.advisoryIds,
+    },
     parts: {
       platform: platform.platform,
       ...(platform.tdxModule && { tdxModule: platform.tdxModule }),
