@@ -4,7 +4,8 @@ import { quoteFormatError } from './quote-format-error';
 import type { QeReport, TdxCertificationData, TdxQuote } from './tdx-quote';
 import { TDX_QUOTE } from './tdx-quote-layout';
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+// Strict: only base64 and whitespace between the lines, so a broken END line cannot merge two blocks.
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
 
 /** What the signature data section holds. */
 export interface ParsedSignatureData {
