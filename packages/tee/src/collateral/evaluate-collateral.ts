@@ -20,6 +20,8 @@ export interface CollateralInput {
   anchor: TrustAnchor;
   collateral: TdxCollateral;
   now: Date;
+  /** Report collateral outside its dates in `expired` instead of failing. */
+  allowExpired?: boolean;
 }
 
 const earliest = (dates: Date[]) => new Date(Math.min(...dates.map((date) => date.getTime())));
@@ -34,7 +36,8 @@ const latest = (dates: Date[]) => new Date(Math.max(...dates.map((date) => date.
  */
 export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
   const { quote, collateral, now } = input;
-  const context = { anchor: input.anchor, now };
+  const expired: string[] | undefined = input.allowExpired ? [] : undefined;
+  const context = { anchor: input.anchor, now, ...(expired && { expired }) };
   const tcbInfo = verifySignedCollateral(collateral.tcbInfo, tdxTcbInfoSchema, 'TCB info', context);
   const qeIdentity = verifySignedCollateral(
     collateral.qeIdentity,
@@ -57,6 +60,7 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
     pckCrl: collateral.pckCrl,
     rootCaCrl: collateral.rootCaCrl,
     now,
+    ...(expired && { expired }),
   });
   const qe = matchQeIdentity(qeIdentity.document, quote.qe);
   const platform = evaluatePlatformTcb(tcbInfo.document, quote, input.pckChain[0]!, qe.status);
@@ -89,5 +93,6 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
       crlDates.nextUpdate,
     ]).toISOString(),
     tcbEvaluationDataNumber: tcbInfo.document.tcbEvaluationDataNumber,
+    ...(expired?.length && { collateralExpired: expired }),
   };
 }

@@ -39,4 +39,9 @@ export interface TcbEvaluation {
   nextUpdate: string;
   /** `tcbEvaluationDataNumber` of the TCB info. */
   tcbEvaluationDataNumber: number;
+  /**
+   * With `allowExpiredCollateral`: what was outside its dates (TCB info, QE identity, CRLs). The verdict is
+   * then only as fresh as `issuedAt`: fetch new collateral.
+   */
+  collateralExpired?: string[];
 }

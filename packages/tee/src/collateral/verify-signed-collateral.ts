@@ -12,6 +12,8 @@ export interface CollateralContext {
   /** The one root the quote's PCK chain ended at: collateral is judged only by the quote's own PKI. */
   anchor: TrustAnchor;
   now: Date;
+  /** When set, collateral outside its dates is recorded here instead of failing (a soft result). */
+  expired?: string[];
 }
 
 /** A verified document and the certificates that signed it (for the root CRL check). */
@@ -55,10 +57,9 @@ export function verifySignedCollateral<T extends { issueDate: string; nextUpdate
   const issued = new Date(parsed.issueDate);
   const next = new Date(parsed.nextUpdate);
   if (context.now < issued || context.now > next) {
-    throw collateralError(
-      'COLLATERAL_EXPIRED',
-      `${what} is valid from ${parsed.issueDate} to ${parsed.nextUpdate}, not at ${context.now.toISOString()}`,
-    );
+    const message = `${what} is valid from ${parsed.issueDate} to ${parsed.nextUpdate}, not at ${context.now.toISOString()}`;
+    if (!context.expired) throw collateralError('COLLATERAL_EXPIRED', message);
+    context.expired.push(message);
   }
   return { document: parsed, signers: chain.certificates };
 }

@@ -67,6 +67,8 @@ export type QuoteVerification =
       valid: true;
       quote: TdxQuote;
       root: 'intel' | 'simulator' | 'custom';
+      /** The PCK certificate's PPID (hex), which identifies the platform; absent when the certificate has none. */
+      ppid?: string;
       /** TCB status, advisories and dates; present when collateral was given. */
       tcb?: TcbEvaluation;
       /** The replayed event log and the dstack app it names; present when the policy checked it. */
@@ -93,6 +95,12 @@ export interface VerifyQuoteOptions {
    * `SWHardeningNeeded` or `TDRelaunchAdvised`). `Revoked` is never accepted.
    */
   acceptedTcbStatuses?: readonly TcbStatus[];
+  /**
+   * Soft expiry: collateral (TCB info, QE identity, CRL) outside its dates does not fail the verification but
+   * is listed in `tcb.collateralExpired`. Signatures, chains and revocation are still checked. Default: fail
+   * with `COLLATERAL_EXPIRED`.
+   */
+  allowExpiredCollateral?: boolean;
   /** Accept TDATTRIBUTES without SEPT_VE_DISABLE or with reserved bits set (default: refused, as dcap-qvl does). */
   allowUnsafeTdAttributes?: boolean;
   /** Accept a TD 1.5 quote bound to a service TD (mrServiceTd not zero); default: refused. */

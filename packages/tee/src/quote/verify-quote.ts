@@ -15,6 +15,18 @@ import { type TrustAnchor, verifyCertificateChain } from './verify-certificate-c
 import { verifyQeReport } from './verify-qe-report';
 import { verifyRawP256 } from './verify-raw-p256';
 
+/** The PPID of a PCK certificate, or undefined (a simulator or private PCK may carry no SGX extension). */
+function ppidOf(leaf: X509Certificate): string | undefined {
+  try {
+    const { ppid } = parseSgxExtensions(
+      certificateFields(leaf.raw).extensions.get(SGX_EXTENSION_OID),
+    );
+    return ppid.length === 32 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The TCB statuses accepted unless the caller widens them: only a platform Intel calls up to date. */
 export const DEFAULT_TCB_STATUSES: readonly TcbStatus[] = ['UpToDate'];
 
@@ -194,6 +206,7 @@ function verifyQuoteOrThrow(
         anchor: { name: chain.anchor, certificate: chain.root },
         collateral: options.collateral,
         now,
+        ...(options.allowExpiredCollateral && { allowExpired: true }),
       });
     } catch (error) {
       // A collateral check names its failure; anything else the collateral made a parser throw is its format.
@@ -216,10 +229,12 @@ function verifyQuoteOrThrow(
     events: measured.eventLog.replay.events,
     app: measured.eventLog.app,
   };
+  const ppid = ppidOf(chain.leaf);
   return {
     valid: true,
     quote: parsed,
     root: chain.anchor,
+    ...(ppid && { ppid }),
     ...(tcb && { tcb }),
     ...(eventLog && { eventLog }),
   };
