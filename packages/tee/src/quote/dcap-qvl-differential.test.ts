@@ -99,6 +99,17 @@ const EXPLAINED: { why: string; matches: (p: Outcome, q: Outcome, where: Where) 
   },
   {
     why:
+      'A byte between or after the PEM certificates of the chain is changed to something other than ' +
+      'whitespace: Parley refuses anything smuggled beside the chain (CERTIFICATION_SIZE); dcap-qvl skips it.',
+    matches: (p, q, where) =>
+      !p.valid &&
+      p.reason === 'CERTIFICATION_SIZE' &&
+      q.valid &&
+      where.block === -1 &&
+      where.signatureOffset > 130,
+  },
+  {
+    why:
       'The certification data type (2 bytes after the attestation key) is changed: Parley requires type 6 ' +
       '(QE report certification data) as Intel specifies; dcap-qvl 0.3.9 reads the data without checking the type.',
     matches: (p, q, where) =>
