@@ -1,11 +1,4 @@
-import { defineConfig } from 'tsup';
+import { parleyBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm'],
-  // PARLEY_NO_DTS=1 (the `start` script) skips type declarations: 90% of the build, and a server needs none.
-  dts: !process.env.PARLEY_NO_DTS,
-  sourcemap: true,
-  clean: !process.env.PARLEY_NO_DTS,
-  target: 'node20',
-});
+// The library, and the `parley-tee` command (package.json `bin`).
+export default parleyBuild({ entry: ['src/index.ts', 'src/cli.ts'] });
