@@ -175,6 +175,11 @@ function invokedDirectly(): boolean {
   }
 }
 if (invokedDirectly()) {
+  // A reader that stops early (`| head`) ends the output, not the program with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   void runCli(process.argv.slice(2), {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
