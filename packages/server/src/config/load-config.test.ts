@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { loadConfig, toServerOptions } from './load-config';
 
 let cwd: string;

@@ -9,7 +9,7 @@ import type { TeeConfig } from '../tee/tee-config';
 import { toModelSettings } from './model-settings';
 import { toTeeConfig } from './tee-settings';
 import { toGuardOptions } from '../guards/guard-settings';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
 import { loadCharacterFile } from '../agents/character';
 import { parseSettings } from './parse-settings';
