@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { guardPool } from '../storage/pg-pool-guard';
+import { endPool, guardPool } from '../storage/pg-pool-guard';
 import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
 
@@ -108,10 +108,7 @@ export class PostgresChannelSequencer implements ChannelSequencer {
       .catch((error: unknown) => this.#warn(error, 'sequencer could not release its tickets'));
     this.#releaseListener?.();
     // After an outage a query may still hold a connection until its timeout: do not wait for it longer.
-    await Promise.race([
-      this.#pool.end(),
-      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
-    ]);
+    await endPool(this.#pool, 5000);
   }
 
   async #setUp(): Promise<void> {
@@ -266,8 +263,8 @@ export class PostgresChannelSequencer implements ChannelSequencer {
 
   async #renew(): Promise<void> {
     // A connection that stopped answering without closing (a network cut) would LISTEN to nothing for good:
-    // the query deadline drops it, and its end listens again.
-    this.#listener?.query('SELECT 1').catch(() => undefined);
+    // the query deadline drops it, and its end listens again. (LISTEN again is a no-op that proves the link.)
+    this.#listener?.query(`LISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);
     try {
       await this.#pool.query(
         `UPDATE ${TABLE} SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`,

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Namespace } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
-import { guardPool, poolDeadlines } from '../storage/pg-pool-guard';
+import { endPool, guardPool, poolDeadlines } from '../storage/pg-pool-guard';
 import { type ClusterAdapter, logClusterError, releasingOnClose } from './create-adapter-shared';
 
 /** The table `@socket.io/postgres-adapter` keeps payloads in that do not fit a NOTIFY (8,000 bytes). */
@@ -27,12 +27,14 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
   // A lost connection (database restart, network cut), idle or checked out, must not crash the process: the
   // adapter reconnects by itself.
   guardPool(pool, (error) => logClusterError(logger, error, 'cluster connection lost'));
-  const listeners = new Set<pg.PoolClient>();
+  /** The LISTEN connections, each with the LISTEN statement it last ran. */
+  const listeners = new Map<pg.PoolClient, string>();
   pool.on('connect', (client) => superviseListener(client, listeners));
   // A LISTEN connection that stopped answering without closing (a network cut) would hear nothing for good:
   // a query on it meets the query deadline, which drops it, and the adapter listens again.
   const heartbeat = setInterval(() => {
-    for (const client of listeners) client.query('SELECT 1').catch(() => undefined);
+    // LISTEN again is a no-op that proves the link.
+    for (const [client, listen] of listeners) client.query(listen).catch(() => undefined);
   }, 10_000);
   heartbeat.unref();
   const ready = pool
@@ -64,7 +66,7 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
         closed = true;
         clearInterval(heartbeat);
         listeners.clear();
-        return pool.end();
+        return endPool(pool);
       },
     ),
     ready,
@@ -100,7 +102,7 @@ function publishInOrder(adapter: Adapter): Adapter {
  * - when its LISTEN failed, its end does not schedule a second reconnection beside the one the library's
  *   failure path already scheduled (two would LISTEN twice, and deliver every event twice).
  */
-function superviseListener(client: pg.PoolClient, listeners: Set<pg.PoolClient>): void {
+function superviseListener(client: pg.PoolClient, listeners: Map<pg.PoolClient, string>): void {
   const on = client.on.bind(client) as (
     event: string,
     listener: (...args: unknown[]) => unknown,
@@ -126,7 +128,6 @@ function superviseListener(client: pg.PoolClient, listeners: Set<pg.PoolClient>)
     if (event === 'notification') {
       if (!isListener) {
         isListener = true;
-        listeners.add(client);
         on('end', () => {
           listeners.delete(client);
           if (released) return;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
 import { lockDataDir } from './data-dir-lock';
-import { guardPool, poolDeadlines } from './pg-pool-guard';
+import { endPool, guardPool, poolDeadlines } from './pg-pool-guard';
 import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
@@ -97,7 +97,11 @@ function dialectFor(location: DatabaseLocation): {
     // A client that loses its connection (database restart, network cut), idle or in the middle of a query,
     // must not crash the process: the query fails (a 503) and the pool opens a fresh connection next time.
     guardPool(pool, () => undefined);
-    return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing, pool };
+    // Kysely's destroy() ends the pool; a database that stopped answering must not hold it open for good.
+    const dialect = new PostgresDialect({
+      pool: { connect: () => pool.connect(), end: () => endPool(pool) } as unknown as pg.Pool,
+    });
+    return { dialect, sync: nothing, release: nothing, pool };
   }
   const dataDir = location.dataDir === 'memory' ? undefined : location.dataDir;
   if (dataDir) mkdirSync(dataDir, { recursive: true });

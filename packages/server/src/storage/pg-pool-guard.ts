@@ -66,3 +66,28 @@ export function dropConnection(client: pg.ClientBase): void {
   if (stream) stream.destroy();
   else void client.end().catch(() => undefined);
 }
+
+/**
+ * Ends a pool, waiting at most `deadlineMs` for its connections to close: pg-pool's `end()` waits for every
+ * checked-out client, and against a database that stopped answering that is forever. After the deadline the
+ * remaining connections are dropped.
+ */
+export async function endPool(pool: pg.Pool, deadlineMs = 3000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = pool.end().then(
+    () => true,
+    () => true,
+  );
+  const inTime = await Promise.race([
+    ended,
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), deadlineMs);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+  if (inTime) return;
+  // pg-pool keeps its clients in `_clients`; no public way lists them.
+  const clients = (pool as unknown as { _clients?: pg.ClientBase[] })._clients ?? [];
+  for (const client of [...clients]) dropConnection(client);
+}
