@@ -14,7 +14,7 @@ import { warnIfExposedWithoutToken } from './http/exposure-warning';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
-import { databaseProbe } from './health';
+import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
@@ -27,6 +27,7 @@ import {
   createSocketServer,
   type ParleySocketServer,
   socketServerReady,
+  socketServerRooms,
   type SocketServerOptions,
 } from './socket/create-socket-server';
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
@@ -255,6 +256,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     serverRoutes(profiles, {
       readiness: [
         databaseProbe(database.db),
+        roomsProbe(() => socketServerRooms(io)),
         // A stopping server takes no new traffic: load balancers move it elsewhere during the drain.
         () => Promise.resolve({ name: 'accepting', ok: !lifecycle.draining }),
       ],

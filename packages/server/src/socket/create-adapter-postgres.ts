@@ -58,6 +58,8 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
     },
   });
   return {
+    kind: 'postgres',
+    connected: () => listeners.size > 0,
     adapter: releasingOnClose(
       function orderedAdapter(namespace: Namespace) {
         return publishInOrder(factory(namespace));

@@ -3,7 +3,7 @@ import { safeEqual } from '@parley/plugin-sdk';
 import type { IncomingMessage } from 'node:http';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
-import { type ClusterOptions, createClusterAdapter } from './create-adapter';
+import { type ClusterAdapter, type ClusterOptions, createClusterAdapter } from './create-adapter';
 import { type HandshakeLimit, createHandshakeLimiter } from './handshake-limiter';
 
 const DEFAULT_HANDSHAKE_LIMIT: HandshakeLimit = { burst: 60, perSecond: 20 };
@@ -30,6 +30,18 @@ export interface SocketServerOptions {
 }
 
 const clusterReady = new WeakMap<ParleySocketServer, Promise<void>>();
+const clusters = new WeakMap<ParleySocketServer, ClusterAdapter>();
+
+/** Where the socket server's rooms meet: this process only, or the cluster adapter's PostgreSQL or Redis. */
+export function socketServerRooms(io: ParleySocketServer): {
+  kind: 'in-process' | 'postgres' | 'redis';
+  connected: boolean;
+} {
+  const cluster = clusters.get(io);
+  return cluster
+    ? { kind: cluster.kind, connected: cluster.connected() }
+    : { kind: 'in-process', connected: true };
+}
 
 /**
  * Settles once the socket server's cluster adapter (if any) is connected, so that a process starts serving
@@ -74,6 +86,7 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     const cluster = createClusterAdapter(options.cluster, options.logger);
     io.adapter(cluster.adapter);
     clusterReady.set(io, cluster.ready);
+    clusters.set(io, cluster);
   }
 
   const { authToken } = options;

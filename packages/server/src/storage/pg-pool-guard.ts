@@ -60,7 +60,7 @@ export function guardPool(pool: pg.Pool, onError: (error: Error) => void): pg.Po
  * Closes a client's socket at once: its pending query gets an error, the client emits `error` (handled) and
  * `end`, and pg-pool removes it when it is released (or at once if it is idle).
  */
-export function dropConnection(client: pg.ClientBase): void {
+export function dropConnection(client: pg.Client | pg.PoolClient): void {
   const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection
     ?.stream;
   if (stream) stream.destroy();
@@ -88,6 +88,6 @@ export async function endPool(pool: pg.Pool, deadlineMs = 3000): Promise<void> {
   clearTimeout(timer);
   if (inTime) return;
   // pg-pool keeps its clients in `_clients`; no public way lists them.
-  const clients = (pool as unknown as { _clients?: pg.ClientBase[] })._clients ?? [];
+  const clients = (pool as unknown as { _clients?: pg.Client[] })._clients ?? [];
   for (const client of [...clients]) dropConnection(client);
 }
