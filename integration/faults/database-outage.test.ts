@@ -52,7 +52,7 @@ type Server = ReturnType<typeof createServer>;
 describe.skipIf(!reachable)('the database goes away and comes back', () => {
   let proxy: TcpProxy;
   let servers: Server[] = [];
-  let urls: string[] = [];
+  const urls: string[] = [];
 
   beforeAll(async () => {
     await adminQuery(`create database ${databaseName}`);

@@ -81,7 +81,6 @@ const postgresUp = await new Promise<boolean>((resolve) => {
 });
 if (!postgresUp) {
   // Printed on purpose: a silent skip would hide an untested promise.
-  // eslint-disable-next-line no-console
   console.warn(`skipping the missing-database test: PostgreSQL at ${ADMIN_URL} does not answer`);
 }
 

@@ -99,7 +99,7 @@ function dialectFor(location: DatabaseLocation): {
     guardPool(pool, () => undefined);
     // Kysely's destroy() ends the pool; a database that stopped answering must not hold it open for good.
     const dialect = new PostgresDialect({
-      pool: { connect: () => pool.connect(), end: () => endPool(pool) } as unknown as pg.Pool,
+      pool: { connect: () => pool.connect(), end: () => endPool(pool) },
     });
     return { dialect, sync: nothing, release: nothing, pool };
   }
