@@ -1,10 +1,9 @@
-import { defineConfig } from 'tsup';
+import { parleyBuild } from '../../tsup.base';
 
-export default defineConfig({
+// An executable, not a library: no type declarations, and always a clean dist/.
+export default parleyBuild({
   entry: ['src/main.ts'],
-  format: ['esm'],
-  sourcemap: true,
+  dts: false,
   clean: true,
-  target: 'node20',
   banner: { js: '#!/usr/bin/env node' },
 });

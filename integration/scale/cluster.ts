@@ -60,6 +60,8 @@ export interface ClusterNode {
 export async function startNode(env: {
   DATABASE_URL: string;
   REDIS_URL?: string;
+  /** Any other Parley setting (the guards' TRUST_PROXY, ALLOWED_HOSTS…). */
+  [setting: string]: string | undefined;
 }): Promise<ClusterNode> {
   const child = spawn(process.execPath, [NODE_SCRIPT], {
     env: { PATH: process.env.PATH, ...env },
@@ -95,7 +97,7 @@ export async function startNode(env: {
 /** Starts `count` processes on one database (in parallel: migrations take a lock). */
 export function startCluster(
   count: number,
-  env: { DATABASE_URL: string; REDIS_URL?: string },
+  env: { DATABASE_URL: string; REDIS_URL?: string; [setting: string]: string | undefined },
 ): Promise<ClusterNode[]> {
   return Promise.all(Array.from({ length: count }, () => startNode(env)));
 }

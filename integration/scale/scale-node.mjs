@@ -12,6 +12,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, defineRoute } from '@parley/plugin-sdk';
 import { createElizaModel, createLogger, createServer } from '@parley/server';
+import { loadConfig, toServerOptions } from '@parley/server/config';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
@@ -53,7 +54,17 @@ const schedulePlugin = definePlugin({
   ],
 });
 
+// The guards come from the settings alone (TRUST_PROXY, ALLOWED_HOSTS, RATE_LIMIT_*…), as an operator sets them.
+const { trustProxy, allowedHosts, allowedOrigins, rateLimit, connections } = toServerOptions(
+  await loadConfig({ env: process.env }),
+);
+
 const server = createServer({
+  trustProxy,
+  allowedHosts,
+  allowedOrigins,
+  rateLimit,
+  connections,
   port: 0,
   env: {},
   logger: createLogger('warn', process.stderr),

@@ -1,15 +1,9 @@
-import { defineConfig } from 'tsup';
+import { parleyBuild } from '../../tsup.base';
 
-export default defineConfig({
+export default parleyBuild({
   entry: {
     index: 'src/index.ts',
     'extractors/index': 'src/extractors/index.ts',
     'testing/index': 'src/testing/index.ts',
   },
-  format: ['esm'],
-  // PARLEY_NO_DTS=1 (the `start` script) skips type declarations: 90% of the build, and a server needs none.
-  dts: !process.env.PARLEY_NO_DTS,
-  sourcemap: true,
-  clean: !process.env.PARLEY_NO_DTS,
-  target: 'node20',
 });

@@ -1,4 +1,4 @@
-import { uuidV5 } from './uuid-v5';
+import { errorCodeOf, uuidV5 } from '@parley/plugin-sdk';
 
 /** Namespace of message ids derived from GitHub deliveries. Fixed forever: changing it would re-post replays. */
 export const GITHUB_DELIVERY_NAMESPACE = '9b7c1c52-3f0e-5d7a-8f64-2b1e4c6d8a90';
@@ -21,7 +21,5 @@ export function deliveryMessageId(
 
 /** Whether an error is the CONFLICT a second post with the same id gets. */
 export function isConflict(error: unknown): boolean {
-  return (
-    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'CONFLICT'
-  );
+  return errorCodeOf(error) === 'CONFLICT';
 }

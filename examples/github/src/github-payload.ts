@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isRecord } from '@parley/plugin-sdk';
 
 /** A GitHub event payload: untrusted JSON, read through {@link textAt} and {@link valueAt}. */
 export type GithubPayload = Record<string, unknown>;

@@ -1,7 +1,7 @@
+import { isUuid } from '@parley/plugin-sdk';
 import { strict as assert } from 'node:assert';
 import type { AgentRuntime, PluginTestSuite } from '@parley/plugin-sdk';
 import { expectStatus, fetchRoute } from '@parley/plugin-sdk/testing';
-import { isUuid } from './is-uuid';
 import { signGithubPayload } from './sign-github-payload';
 
 function deliver(runtime: AgentRuntime, event: string, body: string, signature?: string) {

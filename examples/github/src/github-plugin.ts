@@ -1,7 +1,6 @@
-import { definePlugin } from '@parley/plugin-sdk';
+import { definePlugin, isUuid } from '@parley/plugin-sdk';
 import { githubPluginTests } from './github-plugin-tests';
 import { githubWebhookRoute } from './github-webhook-route';
-import { isUuid } from './is-uuid';
 
 /**
  * The GitHub example plugin: `POST /github/webhook` verifies deliveries with `GITHUB_WEBHOOK_SECRET` and posts

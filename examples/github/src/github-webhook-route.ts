@@ -1,15 +1,17 @@
 import {
+  defineRoute,
+  errorCodeOf,
   GITHUB_EVENT_HEADER,
   GITHUB_SIGNATURE_HEADER,
-  defineRoute,
-  verifyGithubSignature,
+  isRecord,
+  isUuid,
   type RouteRequest,
+  toStorableText,
+  verifyGithubSignature,
 } from '@parley/plugin-sdk';
 import { deliveryMessageId, isConflict } from './delivery-message-id';
 import { formatGithubEvent } from './format-github-event';
 import type { GithubPayload } from './github-payload';
-import { isRecord } from './is-record';
-import { isUuid } from './is-uuid';
 
 /**
  * The event payload: the JSON body, or the `payload` field of a form-encoded delivery (GitHub's other content
@@ -115,8 +117,9 @@ export const githubWebhookRoute = defineRoute({
         });
         return;
       }
-      if (isBadRequest(error)) {
-        response.status(400).json({ success: false, error: error.message });
+      // Posting failed on the message itself (a BAD_REQUEST, e.g. too long): the sender's 400.
+      if (errorCodeOf(error) === 'BAD_REQUEST') {
+        response.status(400).json({ success: false, error: (error as Error).message });
         return;
       }
       runtime.logger.error({ err: error, event }, 'posting a GitHub event failed');
@@ -124,15 +127,3 @@ export const githubWebhookRoute = defineRoute({
     }
   },
 });
-
-/** NUL removed and lone UTF-16 surrogates replaced (U+FFFD): what PostgreSQL and JSON can hold. */
-function toStorableText(text: string): string {
-  return text
-    .replaceAll('\u0000', '')
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-}
-
-/** Whether posting failed on the message itself (a BAD_REQUEST, e.g. too long): the sender's 400. */
-function isBadRequest(error: unknown): error is Error {
-  return error instanceof Error && (error as { code?: unknown }).code === 'BAD_REQUEST';
-}

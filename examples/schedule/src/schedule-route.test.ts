@@ -59,6 +59,8 @@ describe('POST /schedule', () => {
     ['in the past', { sendAt: '2000-01-01T00:00:00Z' }],
     ['now', { sendAt: new Date().toISOString() }],
     ['not a date', { sendAt: 'next tuesday-ish' }],
+    ['a day the calendar does not have (2100-02-30)', { sendAt: '2100-02-30' }],
+    ['2100-02-30T00:00:00Z', { sendAt: '2100-02-30T00:00:00Z' }],
     ['missing', { sendAt: undefined }],
     ['a boolean', { sendAt: true }],
   ])('answers 400 with an error when sendAt is %s', async (_label, override) => {

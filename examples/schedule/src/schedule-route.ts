@@ -1,6 +1,4 @@
-import { defineRoute } from '@parley/plugin-sdk';
-import { isRecord } from './is-record';
-import { isUuid } from './is-uuid';
+import { defineRoute, errorCodeOf, isRecord, isUuid } from '@parley/plugin-sdk';
 import { parseSendAt } from './parse-send-at';
 
 /** The scheduling request `POST /schedule` takes. */
@@ -27,11 +25,6 @@ export function parseScheduleRequest(
   if (sendAt.getTime() <= now.getTime())
     return { ok: false, error: 'sendAt must be in the future' };
   return { ok: true, value: { channelId, message, sendAt } };
-}
-
-/** Whether an error is the server refusing the input (a `ParleyError` with code `BAD_REQUEST`). */
-function isBadRequest(error: unknown): error is Error {
-  return error instanceof Error && (error as { code?: unknown }).code === 'BAD_REQUEST';
 }
 
 /**
@@ -61,8 +54,8 @@ export const scheduleRoute = defineRoute({
       });
     } catch (error) {
       // The server checks again (sendAt may have passed meanwhile, the text may be too long): still a 400.
-      if (isBadRequest(error)) {
-        response.status(400).json({ success: false, error: error.message });
+      if (errorCodeOf(error) === 'BAD_REQUEST') {
+        response.status(400).json({ success: false, error: (error as Error).message });
         return;
       }
       runtime.logger.error({ err: error, channelId }, 'scheduling a message failed');

@@ -83,6 +83,25 @@ describe('POST /send-agent-message', () => {
     expect(await server.listMessages(channelId)).toEqual([]);
   });
 
+  it('answers 400 for metadata nested 5,000 deep (too deep to store or to serialise), posting nothing', async () => {
+    const channelId = crypto.randomUUID();
+    const deep = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
+    const response = await fetch(
+      `${server.url}/send-agent-message?agentId=${server.agents[0]!.agentId}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TOKEN },
+        body: `{"channelId":"${channelId}","message":"hi","metadata":${deep}}`,
+      },
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      success: false,
+      error: expect.stringMatching(/^metadata\.a\..* nested at most 32 levels/) as string,
+    });
+    expect(await server.listMessages(channelId)).toEqual([]);
+  });
+
   it('answers 500 without detail when SERVER_URL cannot be reached', async () => {
     const response = await send({ channelId: crypto.randomUUID(), message: 'hello?' }, 1);
     expect(response.status).toBe(500);

@@ -1,4 +1,4 @@
-import { defineRoute, submitAgentMessage } from '@parley/plugin-sdk';
+import { defineRoute, errorCodeOf, submitAgentMessage } from '@parley/plugin-sdk';
 import { parseSendRequest } from './parse-send-request';
 
 /**
@@ -31,8 +31,8 @@ export const sendAgentMessageRoute = defineRoute({
       response.json({ success: true, messageId: stored.id, message: 'Message sent' });
     } catch (error) {
       // The messaging interface refused the message itself (too long, NUL…): the caller's mistake, said as is.
-      if (isBadRequest(error)) {
-        response.status(400).json({ success: false, error: error.message });
+      if (errorCodeOf(error) === 'BAD_REQUEST') {
+        response.status(400).json({ success: false, error: (error as Error).message });
         return;
       }
       runtime.logger.error({ err: error, channelId }, 'sending an agent message failed');
@@ -40,8 +40,3 @@ export const sendAgentMessageRoute = defineRoute({
     }
   },
 });
-
-/** Whether the messaging interface answered 400: the message itself was refused. */
-function isBadRequest(error: unknown): error is Error {
-  return error instanceof Error && (error as { status?: unknown }).status === 400;
-}

@@ -45,6 +45,56 @@ function upload(
   });
 }
 
+/**
+ * A multipart upload written byte for byte, as a hostile client would: FormData would escape CR and LF in the
+ * file name, a raw client sends them as they are.
+ */
+function rawUpload(
+  fields: Record<string, string>,
+  filename: string,
+  target: TestServer = server,
+  nameParameter = `filename="${filename}"`,
+) {
+  const boundary = '----parley-hostile-boundary';
+  const parts = Object.entries(fields).map(
+    ([name, value]) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+  );
+  parts.push(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${nameParameter}\r\n` +
+      `Content-Type: text/plain\r\n\r\nx\r\n--${boundary}--\r\n`,
+  );
+  return fetch(`${target.url}/upload?agentId=${target.agents[0]!.agentId}`, {
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-api-key': TOKEN },
+    body: Buffer.from(parts.join(''), 'utf8'),
+  });
+}
+
+/** What the route answers, called directly, when the runtime's `sendMessage` does `sendMessage`. */
+async function uploadWhenSending(sendMessage: AgentRuntime['sendMessage']) {
+  const { response, written } = recordResponse();
+  const runtime = {
+    agentId: '00000000-0000-4000-8000-000000000009',
+    character: { name: 'Unlucky' },
+    getSetting: () => DEFAULT_CHANNEL,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    sendMessage,
+  } as unknown as AgentRuntime;
+  const request: RouteRequest = {
+    method: 'POST',
+    path: '/upload',
+    headers: {},
+    body: {},
+    rawBody: new Uint8Array(),
+    params: {},
+    query: {},
+    file: { originalname: 'a.txt', size: 1, mimetype: 'text/plain', buffer: new Uint8Array(1) },
+  };
+  await uploadRoute.handler!(request, response, runtime);
+  return written;
+}
+
 const report = { content: '%PDF-1.7 quarterly numbers', name: 'q3.pdf', type: 'application/pdf' };
 
 describe('POST /upload', () => {
@@ -105,31 +155,96 @@ describe('POST /upload', () => {
     expect(await server.listMessages(OTHER_CHANNEL)).toHaveLength(before);
   });
 
+  it('keeps a hostile file name or description storable: NUL and CR/LF are dropped', async () => {
+    const channelId = crypto.randomUUID();
+    const cases = [
+      { name: 'a\u0000b.txt', description: undefined, filename: 'ab.txt' },
+      {
+        name: 'evil\r\nInjected: yes.txt',
+        description: undefined,
+        filename: 'evilInjected: yes.txt',
+      },
+      { name: 'nul\u0000\r\n.txt', description: 'see\u0000 this', filename: 'nul.txt' },
+      { name: 'plain.txt', description: 'hello\u0000', filename: 'plain.txt' },
+    ];
+    const answers = await Promise.all(
+      cases.map(({ name, description }) =>
+        // FormData writes CR, LF and `"` percent-encoded (%0D%0A), and the parser decodes them: the
+        // route sees the CR/LF the client wrote. NUL goes as it is.
+        upload(
+          { channelId, ...(description === undefined ? {} : { description }) },
+          {
+            content: 'x',
+            name,
+            type: 'text/plain',
+          },
+        ),
+      ),
+    );
+    for (const [index, response] of answers.entries()) {
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { attachment: unknown }).attachment).toEqual({
+        filename: cases[index]!.filename,
+        size: 1,
+        mimeType: 'text/plain',
+      });
+    }
+    const messages = await server.listMessages(channelId);
+    expect(messages.map((message) => message.content).sort()).toEqual(
+      [
+        'Received ab.txt (1 B)',
+        'Received evilInjected: yes.txt (1 B)',
+        'Received nul.txt (1 B): see this',
+        'Received plain.txt (1 B): hello',
+      ].sort(),
+    );
+  });
+
+  it('answers 400 for a file name whose CR/LF breaks the part’s headers, posting nothing', async () => {
+    const channelId = crypto.randomUUID();
+    const response = await rawUpload({ channelId }, 'evil\r\nInjected: yes.txt');
+    expect(response.status).toBe(400);
+    expect(await server.listMessages(channelId)).toEqual([]);
+  });
+
+  it('answers 400 for a file name of 100,000 characters under the default upload limit, posting nothing', async () => {
+    const roomy = await startTestServer(uploadPlugin, {
+      characters,
+      settings: { NOTIFICATION_CHANNEL_ID: DEFAULT_CHANNEL },
+      authToken: TOKEN,
+    });
+    try {
+      const channelId = crypto.randomUUID();
+      const response = await rawUpload({ channelId }, 'x'.repeat(100_000), roomy);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        success: false,
+        error: 'the file name must be at most 255 characters',
+      });
+      expect(await roomy.listMessages(channelId)).toEqual([]);
+    } finally {
+      await roomy.stop();
+    }
+  });
+
+  it('answers 400 with the server’s reason when the server refuses the message', async () => {
+    const refusal = Object.assign(new Error('Invalid message: text is too long'), {
+      code: 'BAD_REQUEST',
+    });
+    expect(await uploadWhenSending(() => Promise.reject(refusal))).toMatchObject({
+      status: 400,
+      body: { success: false, error: 'Invalid message: text is too long' },
+    });
+  });
+
   it('is not public: without the server’s API key it answers 401', async () => {
     expect((await upload({ channelId: OTHER_CHANNEL }, report, { apiKey: null })).status).toBe(401);
   });
 
   it('answers 500 without internal detail when posting fails', async () => {
-    const { response, written } = recordResponse();
-    const runtime = {
-      agentId: '00000000-0000-4000-8000-000000000009',
-      character: { name: 'Broken' },
-      getSetting: () => DEFAULT_CHANNEL,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      sendMessage: () => Promise.reject(new Error('disk full on /var/lib/parley')),
-    } as unknown as AgentRuntime;
-    const request: RouteRequest = {
-      method: 'POST',
-      path: '/upload',
-      headers: {},
-      body: {},
-      rawBody: new Uint8Array(),
-      params: {},
-      query: {},
-      file: { originalname: 'a.txt', size: 1, mimetype: 'text/plain', buffer: new Uint8Array(1) },
-    };
-
-    await uploadRoute.handler!(request, response, runtime);
+    const written = await uploadWhenSending(() =>
+      Promise.reject(new Error('disk full on /var/lib/parley')),
+    );
 
     expect(written).toEqual({
       headers: {},

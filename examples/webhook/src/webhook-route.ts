@@ -1,5 +1,4 @@
-import { defineRoute } from '@parley/plugin-sdk';
-import { isRecord } from './is-record';
+import { defineRoute, isRecord } from '@parley/plugin-sdk';
 
 /** A webhook event as `POST /webhook` takes it. */
 export interface WebhookEvent {

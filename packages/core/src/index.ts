@@ -30,6 +30,7 @@ export {
   metadataSchema,
   refineStorableJson,
   storableString,
+  toStorableText,
   unstorableTextReason,
   uuidSchema,
 } from './schemas/common';
@@ -111,6 +112,8 @@ export type {
 export { agentPostSchema } from './schemas/agent-post';
 export type { AgentPost } from './schemas/agent-post';
 export { isReservedUuid, reservedUuid } from './ids/reserved-uuid';
+export { isUuid, UUID_PATTERN } from './ids/uuid';
+export { isRecord } from './json/is-record';
 
 export { routeDefinitionSchema, routeTypeSchema } from './schemas/route';
 export type { RouteDefinitionShape, RouteType } from './schemas/route';
@@ -142,7 +145,7 @@ export {
 } from './schemas/api';
 export type { AgentSummary, ApiErrorBody, ApiSuccess } from './schemas/api';
 
-export { ERROR_CODES, httpStatusOf, isErrorCode } from './errors/codes';
+export { ERROR_CODES, errorCodeOf, httpStatusOf, isErrorCode } from './errors/codes';
 export type { ErrorCode } from './errors/codes';
 export { ParleyError } from './errors/parley-error';
 export type { ParleyErrorOptions } from './errors/parley-error';

@@ -66,3 +66,20 @@ export {
 } from './webhooks/webhook-headers';
 export { ParleyClientError, submitAgentMessage } from './messaging/index';
 export type { SubmitAgentMessageOptions } from './messaging/index';
+// The small helpers most plugins would write again: checks of bodies and ids, text a database can store, the
+// error codes the runtime throws. The checks are @parley/core's, the ones the server uses.
+export {
+  ERROR_CODES,
+  errorCodeOf,
+  findJsonProblem,
+  isErrorCode,
+  isRecord,
+  isUuid,
+  MAX_JSON_DEPTH,
+  MAX_TEXT_LENGTH,
+  toStorableText,
+  unstorableTextReason,
+  UUID_PATTERN,
+} from '@parley/core';
+export type { ErrorCode, JsonProblem } from '@parley/core';
+export { uuidV5 } from './helpers/uuid-v5';

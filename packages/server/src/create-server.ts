@@ -2,21 +2,26 @@ import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createAgentProfiles } from './agents/agent-registry';
+import { DEFAULTS, defaultServerUrl } from './defaults';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
-import { applyConnectionLimits, type ConnectionLimitOptions } from './http/connection-limits';
+import { applyConnectionLimits, type ConnectionLimitOptions } from './guards/connection-limits';
+import type { TrustProxy } from './guards/client-address';
 import { createHttpApp } from './http/create-app';
-import { createHostPolicy } from './http/host-allow-list';
+import { createRequestHostPolicy } from './guards/host-allow-list';
+import { createSocketOriginPolicy } from './guards/origin-guard';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
-import { warnIfExposedWithoutToken } from './http/exposure-warning';
+import { warnIfExposedWithoutToken } from './guards/exposure-warning';
+import { observingReplies } from './metrics/observe-reply';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
+import { roomDelivery } from './messaging/deliver-to-room';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
@@ -33,12 +38,19 @@ import {
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
 import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
+import { IdempotencyStore } from './storage/idempotency-store';
 import { MessageStore } from './storage/message-store';
-import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
-import type { RateLimitOptions } from './limits/rate-limit';
+import {
+  createDatabaseTeeAgentStore,
+  createTeeService,
+  TEE_OFF,
+  teeRoutes,
+  type TeeConfig,
+} from './tee';
+import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
 
-/** Options of {@link createServer}. Every field has a default. */
+/** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
 export interface ServerOptions {
   /** Port to listen on (default 3000; 0 picks a free one). */
   port?: number;
@@ -111,8 +123,17 @@ export interface ServerOptions {
   allowedHosts?: string[];
   /** Browser origins, besides the server's own and loopback ones, allowed to call the REST interface. */
   allowedOrigins?: string[];
-  /** Per-client rate limits on messaging and plugin routes (default 60 at once, 10/s); `false`: none. */
+  /**
+   * Per-client rate limits on messaging, the other built-in endpoints (health aside) and plugin routes, each
+   * its own budget (default 60 at once, 10/s); `false`: none.
+   */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Which proxies' `X-Forwarded-For` names the client, for rate limits and socket handshakes: a list of proxy
+   * addresses or CIDR blocks (`loopback` for 127.0.0.0/8 and ::1), `true` for whatever peer is directly in
+   * front, `false` none (default: `rateLimit.trustProxy`, else false).
+   */
+  trustProxy?: TrustProxy;
   /** Outbound webhooks: retry schedule, private targets allowed, deadlines (see {@link WebhookOptions}). */
   webhooks?: WebhookOptions;
 }
@@ -137,8 +158,11 @@ export interface ParleyServer {
   stop(): Promise<void>;
 }
 
-const MEBIBYTE = 1024 * 1024;
-const TEE_OFF: TeeConfig = { mode: 'OFF', vendor: 'phala', salt: undefined, endpoint: undefined };
+function trustProxyOf(options: ServerOptions): TrustProxy {
+  return (
+    options.trustProxy ?? (options.rateLimit ? options.rateLimit.trustProxy : undefined) ?? false
+  );
+}
 
 /**
  * Creates a Parley server: hono on a node HTTP server with socket.io on the same port, agents, storage,
@@ -153,12 +177,13 @@ const TEE_OFF: TeeConfig = { mode: 'OFF', vendor: 'phala', salt: undefined, endp
 export function createServer(options: ServerOptions = {}): ParleyServer {
   const logger = options.logger ?? createLogger();
   const env = options.env ?? process.env;
-  const bodyLimit = options.bodyLimit ?? MEBIBYTE;
-  let port = options.port ?? 3000;
-  let serverUrl = `http://localhost:${port}`;
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  const host = options.host ?? DEFAULTS.host;
+  let port = options.port ?? DEFAULTS.port;
+  let serverUrl = defaultServerUrl(port);
 
   const profiles = createAgentProfiles(options.characters ?? []);
-  const location = options.database ?? { kind: 'pglite', dataDir: '.parley' };
+  const location = options.database ?? { kind: 'pglite', dataDir: DEFAULTS.dataDir };
   const database = createDatabase(location);
   // Processes sharing a PostgreSQL database share its channels: one order per channel across all of them.
   const sequencer =
@@ -175,28 +200,42 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const io = createSocketServer({
     logger,
     authToken: options.authToken,
-    maxPayloadBytes: options.socketMaxPayloadBytes ?? MEBIBYTE,
+    maxPayloadBytes: options.socketMaxPayloadBytes ?? DEFAULTS.socketMaxPayloadBytes,
     handshakeLimit: options.socketHandshakeLimit,
-    isAllowedHost: createHostPolicy({
+    isAllowedHost: createRequestHostPolicy({
       allowedHosts: options.allowedHosts,
-      bindHost: options.host ?? '127.0.0.1',
+      bindHost: host,
     }),
+    isAllowedOrigin: createSocketOriginPolicy(options),
+    trustProxy: trustProxyOf(options),
     cluster:
       options.cluster ??
       (location.kind === 'postgres'
         ? { kind: 'postgres', connectionString: location.url }
         : undefined),
   });
+  const webhooks = createWebhooks(database.db, {
+    ...options.webhooks,
+    logger,
+    sync: () => database.sync(),
+    ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
+  });
+  const broadcaster = createSocketBroadcaster(io);
   const messaging = new MessagingService({
     store,
     agents: profiles,
     model: options.model ?? createElizaModel(),
     logger,
-    broadcaster: createSocketBroadcaster(io),
+    broadcaster,
+    consumers: [
+      roomDelivery(broadcaster),
+      ...(options.metrics ? [observingReplies(options.metrics)] : []),
+      webhooks.failedReplies,
+    ],
+    idempotency: new IdempotencyStore(database.db, () => database.sync()),
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
     sequencer,
-    metrics: options.metrics,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },
@@ -224,12 +263,6 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         },
       }),
   );
-  const webhooks = createWebhooks(database.db, {
-    ...options.webhooks,
-    logger,
-    sync: () => database.sync(),
-    ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
-  });
   const tee = createTeeService({
     config: options.tee ?? TEE_OFF,
     logger,
@@ -240,10 +273,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     io,
     messaging,
     {
-      maxMessageBytes: options.socketMaxMessageBytes ?? 64 * 1024,
-      rateBurst: options.socketRateLimit?.burst ?? 40,
-      ratePerSecond: options.socketRateLimit?.perSecond ?? 20,
-      maxRooms: options.socketMaxRooms ?? 100,
+      maxMessageBytes: options.socketMaxMessageBytes ?? DEFAULTS.socketMaxMessageBytes,
+      rateBurst: options.socketRateLimit?.burst ?? DEFAULTS.socketRateLimit.burst,
+      ratePerSecond: options.socketRateLimit?.perSecond ?? DEFAULTS.socketRateLimit.perSecond,
+      maxRooms: options.socketMaxRooms ?? DEFAULTS.socketMaxRooms,
     },
     logger,
   );
@@ -251,7 +284,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     authToken: options.authToken,
     bodyLimit,
-    bindHost: options.host ?? '127.0.0.1',
+    bindHost: host,
     requestLogLevel: options.requestLogLevel,
     onRequest:
       options.onRequest ??
@@ -259,6 +292,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     rateLimit: options.rateLimit,
+    trustProxy: trustProxyOf(options),
   });
   app.route(
     '/',
@@ -275,8 +309,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   app.route(
     '/',
     messagingRoutes(messaging, {
-      syncTimeoutMs: options.syncTimeoutMs ?? 60_000,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
+      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     }),
   );
   app.route('/', webhooks.routes);
@@ -307,8 +341,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     app,
     io,
     logger,
-    host: options.host ?? '127.0.0.1',
-    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    host,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs,
     drainGraceMs: options.drainGraceMs,
     configureHttpServer: (server) => applyConnectionLimits(server, options.connections),
     async beforeListen() {
@@ -323,10 +357,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       scheduler.start();
       webhooks.dispatcher.start();
       logger.info({ url, agents: profiles.summaries() }, 'server listening');
-      warnIfExposedWithoutToken(logger, {
-        host: options.host ?? '127.0.0.1',
-        authToken: options.authToken,
-      });
+      warnIfExposedWithoutToken(logger, { host, authToken: options.authToken });
     },
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {

@@ -17,7 +17,8 @@ export type { ParleyConfig } from './config/load-config';
 export { createLogger, LOG_LEVELS } from './logger';
 export type { Logger } from './logger';
 
-export { createElizaModel, createModelFromEnv, createOpenAICompatibleModel } from './models';
+export { createElizaModel, createOpenAICompatibleModel } from './models';
+export { createModelFromEnv } from './config/model-settings';
 export type {
   ElizaModelOptions,
   ModelMessage,
@@ -27,7 +28,7 @@ export type {
 } from './models';
 
 export type { DatabaseLocation } from './storage/create-database';
-export { parseTeeConfig } from './tee';
+export { parseTeeConfig } from './config/tee-settings';
 export type { TeeConfig } from './tee';
 export type { ParleySocketServer } from './socket/create-socket-server';
 export type { ClusterOptions } from './socket/create-adapter';

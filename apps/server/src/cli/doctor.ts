@@ -1,4 +1,4 @@
-import { loadConfig, type ParleyConfig } from '@parley/server/config';
+import { describeGuards, loadConfig, type ParleyConfig } from '@parley/server/config';
 import { buildServerOptions, type AppServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
 import { formatDoctorLine, runCheck, type DoctorResult } from './doctor-check';
@@ -61,6 +61,7 @@ export async function runDoctor(argv: readonly string[]): Promise<number> {
   };
   await run('HOST', () => checkHost(config));
   await run('PORT', () => checkPort(config));
+  await run('guards', () => Promise.resolve(describeGuards(config.settings)));
   await run('database', () => checkDatabase(config));
   await run('REDIS_URL', () => checkRedis(config));
   await run('TEE', () => checkTee(config));

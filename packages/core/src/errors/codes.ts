@@ -29,3 +29,17 @@ export function httpStatusOf(code: ErrorCode): (typeof ERROR_CODES)[ErrorCode] {
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
 }
+
+/**
+ * The Parley error code an error carries (a `ParleyError` thrown by the runtime, a `ParleyClientError` from the
+ * messaging interface), or undefined for any other error. Lets a route tell the caller's mistake
+ * (`BAD_REQUEST`: answer 400) from a failure of its own.
+ *
+ * @example
+ * if (errorCodeOf(error) === 'BAD_REQUEST') return res.status(400).json({ error: error.message });
+ */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return isErrorCode(code) ? code : undefined;
+}

@@ -30,6 +30,22 @@ export function unstorableTextReason(value: string): string | undefined {
   return undefined;
 }
 
+// Every lone surrogate, for toStorableText.
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * `value` as a database can store it: NUL characters are dropped and each lone UTF-16 surrogate becomes U+FFFD
+ * (as `String.prototype.toWellFormed` does); every other character is kept. For text taken from the outside
+ * world (a file name, a webhook's title) that is posted as is; input a client should correct is refused instead
+ * (see {@link unstorableTextReason}).
+ *
+ * @example
+ * const filename = toStorableText(file.originalname);
+ */
+export function toStorableText(value: string): string {
+  return value.replaceAll('\u0000', '').replace(LONE_SURROGATES, '\uFFFD');
+}
+
 /**
  * A string that PostgreSQL and JSON can hold: no NUL, no lone surrogate. Chain `.max()`, `.min()`, `.trim()`
  * as with any zod string.

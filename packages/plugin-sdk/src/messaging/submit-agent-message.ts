@@ -1,24 +1,18 @@
 import { createParleyClient } from '@parley/client';
 import { DEFAULT_SERVER_ID, type AgentMessageInput, type StoredMessage } from '@parley/core';
-import type { AgentRuntime } from '../plugin/runtime';
+import type { AgentPostOptions, AgentRuntime } from '../plugin/runtime';
 
 /** Where the messaging interface is when `SERVER_URL` is not set at all (SPEC.md's development address). */
 const DEFAULT_SERVER_URL = 'http://localhost:3000';
 
-/** Options of {@link submitAgentMessage}. */
-export interface SubmitAgentMessageOptions {
-  /** Target channel (UUID); created on first use. */
-  channelId: string;
-  /** The message text. */
-  text: string;
-  /** The agent's reasoning, kept in `raw_message.thought`. */
-  thought?: string;
-  /** Actions of the message (default `['REPLY']`). */
-  actions?: string[];
-  /** Free-form metadata, for example `attachments`; `agent_id` and `agentName` are always set. */
-  metadata?: Record<string, unknown>;
-  /** Server id (default: the all-zero UUID). */
-  serverId?: string;
+/**
+ * Options of {@link submitAgentMessage}: the message, as `runtime.sendMessage` takes it (`actions` default
+ * `['REPLY']`; `metadata` gets `agent_id` and `agentName`), and how to reach the messaging interface.
+ */
+export interface SubmitAgentMessageOptions extends Pick<
+  AgentPostOptions,
+  'channelId' | 'text' | 'thought' | 'actions' | 'metadata' | 'serverId'
+> {
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
   /** Request timeout in milliseconds (default 30000). */

@@ -1,5 +1,5 @@
 import { ParleyError, type AgentSummary } from '@parley/core';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 import type { Character } from '@parley/plugin-sdk';
 import { toAgentProfile, type AgentProfile } from './agent-profile';
 import { DEFAULT_CHARACTER } from './character';

@@ -3,7 +3,7 @@ import { createLogger } from '../logger';
 import { toAgentProfile } from './agent-profile';
 import { createAgentProfiles } from './agent-registry';
 import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 
 const logger = createLogger('silent');
 const services: AgentServices = {

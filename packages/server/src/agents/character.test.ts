@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 import { buildPrompt, buildSystemPrompt } from '../messaging/build-prompt';
 import { createMemoryLogger } from '../plugins/create-plugin-test-app';
 import { toAgentProfile } from './agent-profile';

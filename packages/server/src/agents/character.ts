@@ -3,7 +3,7 @@ import type { Character } from '@parley/plugin-sdk';
 import { toValidationIssues, uuidSchema } from '@parley/core';
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../errors/config-error';
 
 const stringOrList = z.union([z.string(), z.array(z.string())]);
 

@@ -1,4 +1,2 @@
-/** A bad setting or start-up input. Its message is one line, safe to print, naming the problem. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+/** ConfigError lives with the other errors, so that any folder may throw it without importing `config/`. */
+export { ConfigError } from '../errors/config-error';

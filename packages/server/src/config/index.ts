@@ -10,6 +10,7 @@ export { loadCharacterFile as loadCharacter } from '../agents/character';
 export { findMistypedSettings } from './find-mistyped-settings';
 export type { MistypedSetting } from './find-mistyped-settings';
 export { maskSetting } from './mask-setting';
+export { describeGuards } from '../guards/guard-settings';
 export { parseSettings } from './parse-settings';
 export {
   KNOWN_SETTINGS,
@@ -21,7 +22,10 @@ export {
   teeSettingsSchema,
 } from './settings-schema';
 export type { Settings } from './settings-schema';
-export { createModel, toModelSettings } from '../models/model-from-env';
+export { createModelFromEnv, toModelSettings } from './model-settings';
+export { createModel } from '../models/model-from-env';
 export type { ModelSettings } from '../models/model-from-env';
-export { TEE_OFF, toTeeConfig } from '../tee/tee-config';
+export { parseTeeConfig, toTeeConfig } from './tee-settings';
+export { TEE_OFF } from '../tee/tee-config';
 export type { TeeConfig } from '../tee/tee-config';
+export { DEFAULTS } from '../defaults';

@@ -4,8 +4,11 @@ import { parseArgs, parseEnv } from 'node:util';
 import type { Character } from '@parley/plugin-sdk';
 import type { Level, LevelWithSilent } from 'pino';
 import type { ServerOptions } from '../create-server';
-import { createModel, toModelSettings, type ModelSettings } from '../models/model-from-env';
-import { toTeeConfig, type TeeConfig } from '../tee/tee-config';
+import { createModel, type ModelSettings } from '../models/model-from-env';
+import type { TeeConfig } from '../tee/tee-config';
+import { toModelSettings } from './model-settings';
+import { toTeeConfig } from './tee-settings';
+import { toGuardOptions } from '../guards/guard-settings';
 import { ConfigError } from './config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
 import { loadCharacterFile } from '../agents/character';
@@ -162,6 +165,7 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     routeTimeoutMs: config.routeTimeoutMs,
     bodyLimit: config.bodyLimit,
     uploadLimit: config.uploadLimit,
+    ...toGuardOptions(config.settings),
     webhooks: {
       retryDelaysMs: config.settings.WEBHOOK_RETRY_DELAYS,
       privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULTS } from '../defaults';
+import { guardSettingsSchema } from '../guards/guard-settings';
 import { LOG_LEVELS } from '../logger';
 import { invalidTargetEntry } from '../webhooks/target-policy';
 import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
@@ -19,8 +21,8 @@ const SALT_MAX_LENGTH = 128;
 /** The settings of the TEE (`TEE_MODE`, `TEE_VENDOR`, `WALLET_SECRET_SALT`, `DSTACK_SIMULATOR_ENDPOINT`). */
 export const teeSettingsSchema = z
   .object({
-    TEE_MODE: oneOf(['OFF', 'LOCAL', 'DOCKER', 'PRODUCTION'], 'OFF'),
-    TEE_VENDOR: oneOf(['phala'], 'phala'),
+    TEE_MODE: oneOf(['OFF', 'LOCAL', 'DOCKER', 'PRODUCTION'], DEFAULTS.teeMode),
+    TEE_VENDOR: oneOf(['phala'], DEFAULTS.teeVendor),
     WALLET_SECRET_SALT: text(),
     DSTACK_SIMULATOR_ENDPOINT: z.preprocess(
       (value) => (typeof value === 'string' ? value.trim() || undefined : value),
@@ -62,11 +64,11 @@ export const teeSettingsSchema = z
 /** The settings that choose the model agents answer with. */
 export const modelSettingsSchema = z
   .object({
-    MODEL_PROVIDER: oneOf(['eliza', 'openai'], 'eliza'),
+    MODEL_PROVIDER: oneOf(['eliza', 'openai'], DEFAULTS.modelProvider),
     OPENAI_BASE_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
     OPENAI_API_KEY: text(),
     MODEL: text(),
-    MODEL_TIMEOUT_MS: wholeNumber(60_000, 1),
+    MODEL_TIMEOUT_MS: wholeNumber(DEFAULTS.modelTimeoutMs, 1),
   })
   .superRefine((settings, context) => {
     if (settings.MODEL_PROVIDER === 'openai' && settings.MODEL === undefined) {
@@ -80,21 +82,21 @@ export const modelSettingsSchema = z
 
 /** The server's own settings. */
 export const serverSettingsSchema = z.object({
-  PORT: wholeNumber(3000, 0, 65535),
-  HOST: textWithDefault('127.0.0.1'),
-  DATA_DIR: textWithDefault('.parley'),
+  PORT: wholeNumber(DEFAULTS.port, 0, 65535),
+  HOST: textWithDefault(DEFAULTS.host),
+  DATA_DIR: textWithDefault(DEFAULTS.dataDir),
   DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL'),
   REDIS_URL: urlOf(['redis:', 'rediss:'], 'a redis:// URL'),
   SERVER_AUTH_TOKEN: text(),
-  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  LOG_LEVEL: oneOf(LOG_LEVELS, DEFAULTS.logLevel),
   LOG_FORMAT: optionalOneOf(['pretty', 'json']),
-  REQUEST_LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  REQUEST_LOG_LEVEL: oneOf(LOG_LEVELS, DEFAULTS.requestLogLevel),
   CHARACTERS: list(),
   PLUGINS: list(),
-  SYNC_TIMEOUT_MS: wholeNumber(60_000, 1),
-  ROUTE_TIMEOUT_MS: wholeNumber(30_000, 1),
-  BODY_LIMIT: wholeNumber(1024 * 1024, 1),
-  UPLOAD_LIMIT: wholeNumber(10 * 1024 * 1024, 1),
+  SYNC_TIMEOUT_MS: wholeNumber(DEFAULTS.syncTimeoutMs, 1),
+  ROUTE_TIMEOUT_MS: wholeNumber(DEFAULTS.routeTimeoutMs, 1),
+  BODY_LIMIT: wholeNumber(DEFAULTS.bodyLimit, 1),
+  UPLOAD_LIMIT: wholeNumber(DEFAULTS.uploadLimit, 1),
   SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
   WEBHOOK_RETRY_DELAYS: durationList(WEBHOOK_DEFAULTS.retryDelaysMs),
   WEBHOOK_PRIVATE_TARGETS: list().refine((entries) => invalidTargetEntry(entries) === undefined, {
@@ -104,12 +106,17 @@ export const serverSettingsSchema = z.object({
 });
 
 /**
- * Every setting of the Parley app, with its default: the one place defaults live. Unknown keys are ignored
- * here (the environment holds much else); {@link findMistypedSettings} warns about near misses.
+ * Every setting of the Parley app, with its default (from {@link DEFAULTS}, the one place defaults live).
+ * Unknown keys are ignored here (the environment holds much else); {@link findMistypedSettings} warns about
+ * near misses.
  */
 export const settingsSchema = z.intersection(
   serverSettingsSchema,
-  z.intersection(modelSettingsSchema, teeSettingsSchema),
+  z.intersection(
+    modelSettingsSchema,
+    // The guards' settings (TRUST_PROXY, ALLOWED_HOSTS, rate limits, connection caps): guards/guard-settings.ts.
+    z.intersection(teeSettingsSchema, guardSettingsSchema),
+  ),
 );
 
 /** The parsed settings. */
@@ -137,5 +144,6 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(serverSettingsSchema.shape),
   ...Object.keys(modelSettingsSchema.shape),
   ...Object.keys(teeSettingsSchema.shape),
+  ...Object.keys(guardSettingsSchema.shape),
   ...PLUGIN_SETTINGS,
 ];

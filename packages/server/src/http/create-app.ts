@@ -1,17 +1,20 @@
-import { API_KEY_HEADER, ParleyError, RESERVED_PATH_PREFIXES } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
+import { ParleyError, RESERVED_PATH_PREFIXES } from '@parley/core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 import { handleError } from './error-handler';
-import { defaultAllowedHosts, hostAllowList, loopbackConnectionHostCheck } from './host-allow-list';
-import { requireJsonContentType } from './json-content-type';
-import { originGuard } from './origin-guard';
-import { rateLimit, type RateLimitOptions } from '../limits/rate-limit';
+import { apiKeyAuth } from '../guards/api-key';
+import type { TrustProxy } from '../guards/client-address';
+import { frameGuard } from '../guards/frame-guard';
+import { hostAllowList } from '../guards/host-allow-list';
+import { requireJsonContentType } from '../guards/json-content-type';
+import { originGuard } from '../guards/origin-guard';
+import { rateLimit, type RateLimitOptions } from '../guards/rate-limit';
+import { DOCS_PATH } from './openapi/docs-page';
 import { requestLog, type RequestLogOptions } from './request-log';
-import { isOpenPath } from './routes/server-routes';
+import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions extends RequestLogOptions {
@@ -35,21 +38,16 @@ export interface HttpAppOptions extends RequestLogOptions {
    */
   allowedOrigins?: readonly string[];
   /**
-   * Per-client request rates on `/api/messaging` and on plugin routes, each with its own budget (default: 60
-   * at once, 10 a second; loopback peers not limited). `false` turns them off.
+   * Per-client request rates on `/api/messaging`, on the other built-in endpoints (health aside) and on plugin
+   * routes, each with its own budget (default: 60 at once, 10 a second; loopback peers not limited). `false`
+   * turns them off.
    */
   rateLimit?: RateLimitOptions | false;
+  /** Which proxies' `X-Forwarded-For` names the client (default: `rateLimit.trustProxy`, else none). */
+  trustProxy?: TrustProxy;
 }
 
-/** Requires `x-api-key` to equal the server token, compared in constant time. */
-export function apiKeyAuth(token: string): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!safeEqual(c.req.header(API_KEY_HEADER), token)) {
-      throw new ParleyError('UNAUTHORIZED', 'Missing or invalid x-api-key header');
-    }
-    await next();
-  };
-}
+export { apiKeyAuth } from '../guards/api-key';
 
 /**
  * Refuses bodies over `limit` bytes with 413. A declared Content-Length is checked from the header alone:
@@ -82,9 +80,10 @@ function onBuiltInPaths(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandle
 }
 
 /**
- * The hono app with everything every route shares: request ids, a per-request logger, the Host allow-list and
- * the origin guard (browser safety without a token), the body limit, API-key auth and JSON content types on the
- * built-in endpoints, the `/api` envelope for unknown paths, and the one error handler.
+ * The hono app with everything every route shares: request ids, a per-request logger, the guards (Host rule,
+ * origin guard, no framing of the built-in endpoints, per-client rate limits), the body limit, API-key auth and
+ * JSON content types on the built-in endpoints, the `/api` envelope for unknown paths, and the one error
+ * handler.
  */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -92,23 +91,29 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.use(requestId());
   app.use(requestLog(options));
 
-  const allowedHosts =
-    options.allowedHosts ??
-    (options.bindHost === undefined ? undefined : defaultAllowedHosts(options.bindHost));
-  if (allowedHosts) app.use(hostAllowList(allowedHosts));
-  else if (options.allowedHosts === undefined && options.bindHost === undefined) {
-    app.use(loopbackConnectionHostCheck());
-  }
+  app.use(hostAllowList({ allowedHosts: options.allowedHosts, bindHost: options.bindHost }));
   app.use(originGuard(options.allowedOrigins ?? []));
+  const frames = frameGuard();
+  app.use((c, next) =>
+    isBuiltInPath(c.req.path) || c.req.path === DOCS_PATH || c.req.path.startsWith(`${DOCS_PATH}/`)
+      ? frames(c, next)
+      : next(),
+  );
   if (options.rateLimit !== false) {
+    const limitOptions: RateLimitOptions = {
+      ...options.rateLimit,
+      trustProxy: options.trustProxy ?? options.rateLimit?.trustProxy,
+    };
     const context = { authToken: options.authToken };
-    const messaging = rateLimit(options.rateLimit, context);
-    const plugins = rateLimit(options.rateLimit, context);
+    const messaging = rateLimit(limitOptions, context);
+    const builtIn = rateLimit(limitOptions, context);
+    const plugins = rateLimit(limitOptions, context);
     app.use((c, next) => {
-      if (isBuiltInPath(c.req.path)) {
-        return c.req.path.startsWith('/api/messaging/') ? messaging(c, next) : next();
-      }
-      return plugins(c, next);
+      const path = c.req.path;
+      if (!isBuiltInPath(path)) return plugins(c, next);
+      if (path.startsWith('/api/messaging/')) return messaging(c, next);
+      // Health stays free for load balancers and probes: it touches nothing.
+      return path === HEALTH_PATH ? next() : builtIn(c, next);
     });
   }
   app.use(onBuiltInPaths(limitBody(options.bodyLimit)));

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ParleyError, unstorableTextReason } from '@parley/core';
 import type { Context } from 'hono';
 
@@ -8,12 +7,10 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;
 
 /**
- * The id a request's message is stored under when it carries an `Idempotency-Key`: a version 8 UUID (the
- * version the server reserves) hashed from the endpoint and the key. The same key on the same endpoint always
- * gives the same id, in every process and after a restart, so a retry finds what the first try stored instead
- * of storing it again. Undefined without the header.
+ * A request's `Idempotency-Key`, checked (1 to 255 storable characters, else 400); undefined without the
+ * header. The messaging service turns it into ids (see `messaging/idempotency.ts`).
  */
-export function idempotentMessageId(c: Context, endpoint: string): string | undefined {
+export function idempotencyKey(c: Context): string | undefined {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) return undefined;
   const reason = unstorableTextReason(key);
@@ -23,7 +20,5 @@ export function idempotentMessageId(c: Context, endpoint: string): string | unde
       `Idempotency-Key must hold 1 to ${MAX_KEY_LENGTH} characters${reason ? ` and ${reason}` : ''}`,
     );
   }
-  const hex = createHash('sha256').update(`parley:${endpoint}:${key}`).digest('hex');
-  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return key;
 }

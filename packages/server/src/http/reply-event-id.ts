@@ -1,3 +1,5 @@
+import { isUuid } from '@parley/core';
+
 /**
  * Where a client is in a reply's event stream, as carried in each SSE `id:`. The id names the reply and, for
  * text, the last chunk's index and how many characters of text the client has: enough to resume from memory
@@ -7,7 +9,6 @@ export type ReplyPosition =
   | { replyId: string; kind: 'text'; index: number; offset: number }
   | { replyId: string; kind: 'end' };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COUNT = /^(?:-1|0|[1-9][0-9]{0,8})$/;
 
 /** The `id:` of an event: `<replyId>:<index>:<offset>` after text (index -1 before any), `<replyId>:end` at the end. */
@@ -20,7 +21,7 @@ export function toEventId(position: ReplyPosition): string {
 /** Reads a `Last-Event-ID`; undefined when it is not one of Parley's. */
 export function parseEventId(value: string | undefined): ReplyPosition | undefined {
   const [replyId = '', index, offset, extra] = (value ?? '').split(':');
-  if (!UUID.test(replyId) || extra !== undefined) return undefined;
+  if (!isUuid(replyId) || extra !== undefined) return undefined;
   if (index === 'end' && offset === undefined) {
     return { replyId: replyId.toLowerCase(), kind: 'end' };
   }

@@ -1,4 +1,3 @@
-import type { StoredMessage } from '@parley/core';
 import type { ReplyPart } from '../messaging/reply-part';
 import type { ReplyStream } from '../messaging/reply-stream';
 import type { ReplyPosition } from './reply-event-id';
@@ -15,7 +14,8 @@ export const startOf = (replyId: string): ReplyPosition => ({
 
 /**
  * The SSE consumer of a reply: each text delta after `from` as a `chunk`, then `done` or `error`, each with an
- * id to resume from. Ends the SSE stream after the last part.
+ * id to resume from. Ends the SSE stream after the last part. A reply rebuilt from storage holds its whole text
+ * in one delta: the client gets the text after its offset as one chunk, numbered after its last one.
  */
 export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: ReplyPosition): void {
   let offset = from.kind === 'text' ? from.offset : 0;
@@ -24,6 +24,17 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
   const unsubscribe = stream.subscribe((part: ReplyPart) => {
     switch (part.type) {
       case 'text-delta': {
+        if (stream.restored) {
+          if (from.kind !== 'text' || from.offset >= part.delta.length) return;
+          const index = from.index + 1;
+          const id = toEventId({ replyId, kind: 'text', index, offset: part.delta.length });
+          sse.send(
+            'chunk',
+            { messageId: replyId, chunk: part.delta.slice(from.offset), index },
+            id,
+          );
+          return;
+        }
         if (part.index <= skipThrough) return;
         offset += part.delta.length;
         const id = toEventId({ replyId, kind: 'text', index: part.index, offset });
@@ -50,18 +61,4 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
     sse.close();
   });
   sse.signal.addEventListener('abort', unsubscribe, { once: true });
-}
-
-/** A finished, stored reply resumed from storage: the text the client lacks as one chunk, then `done`. */
-export function sendStoredReply(message: StoredMessage, sse: SseStream, from: ReplyPosition): void {
-  const replyId = message.id;
-  const text = message.content;
-  if (from.kind === 'text' && from.offset < text.length) {
-    const index = from.index + 1;
-    const id = toEventId({ replyId, kind: 'text', index, offset: text.length });
-    sse.send('chunk', { messageId: replyId, chunk: text.slice(from.offset), index }, id);
-  }
-  const actions = message.raw_message?.actions ?? ['REPLY'];
-  sse.send('done', { text, actions }, toEventId({ replyId, kind: 'end' }));
-  sse.close();
 }

@@ -1,5 +1,5 @@
 import type { RoomBroadcaster } from './room-broadcaster';
-import type { ReplyStream } from './reply-stream';
+import type { ReplyConsumer, ReplyStream } from './reply-stream';
 import { toBroadcast } from './to-broadcast';
 
 /**
@@ -42,3 +42,9 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
     broadcaster.emit(channelId, 'messageComplete', completed);
   });
 }
+
+/** {@link deliverToRoom} as a consumer the messaging service hands every new reply to. */
+export const roomDelivery =
+  (broadcaster: RoomBroadcaster): ReplyConsumer =>
+  (reply) =>
+    deliverToRoom(reply, broadcaster);

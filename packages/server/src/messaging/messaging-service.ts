@@ -15,17 +15,29 @@ import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
-import type { ParleyMetrics } from '../metrics/create-metrics';
-import { observeReply } from '../metrics/observe-reply';
-import { deliverToRoom } from './deliver-to-room';
 import type { ChannelSequencer } from './channel-sequencer';
+import {
+  Idempotency,
+  type IdempotencyRecords,
+  type IdempotentRequest,
+  REPLY_CLAIM_MS,
+} from './idempotency';
 import { KeyedQueue } from './keyed-queue';
 import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
+import {
+  DEFAULT_REPLY_LIMITS,
+  ReplyAdmission,
+  type ReplyLimits,
+  type ReplyTicket,
+} from './reply-admission';
 import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
 import { toReplyError } from './reply-failure';
-import { ReplyStream } from './reply-stream';
+import { ReplyRegistry } from './reply-registry';
+import { type ReplyConsumer, ReplyStream, storedReplyParts } from './reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
+
+export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
 
 /** A user message entering a channel through REST or the socket. */
 export interface UserMessageInput {
@@ -41,28 +53,22 @@ export interface UserMessageInput {
   /** The agent that should answer; default: the channel's agent, else the default agent. */
   agentId?: string;
   /**
-   * `messageId` was derived from an idempotency key: a message already stored under it with the same channel,
-   * author and text is this request again, not a conflict.
+   * The client's idempotency key: the request takes effect once per channel, entity and key, whatever the
+   * process and however many tries arrive together. Another request under the same key is a CONFLICT.
    */
-  idempotent?: boolean;
+  idempotencyKey?: string;
+  /** How the caller takes the reply (`stream`, `sync`, `websocket`): part of what an idempotent request asks. */
+  delivery?: string;
 }
 
-/** A user message as posted: stored now, or found stored by an earlier try of the same idempotent request. */
-export interface PostedUserMessage {
+/** A user message posted and the reply to it started: what the one conversation entry returns. */
+export interface Conversation {
   message: StoredMessage;
   agent: AgentProfile;
-  /** True when the message was already stored by an earlier try. */
+  /** The reply's part stream: the room already receives it; callers subscribe for their own delivery. */
+  reply: ReplyStream;
+  /** True when an earlier try of the same idempotent request posted the message (and started the reply). */
   replayed: boolean;
-}
-
-/** How much reply work the server takes on before it says no. */
-export interface ReplyLimits {
-  /** Model calls running at once, over all channels (default 32); more wait their turn. */
-  maxConcurrentModelCalls: number;
-  /** Replies waiting or running in one channel (default 16); more are refused with RATE_LIMITED (429). */
-  maxQueuedPerChannel: number;
-  /** Replies waiting or running in all (default 1000); more are refused with UNAVAILABLE (503). */
-  maxQueuedTotal: number;
 }
 
 /** What the messaging service needs. */
@@ -71,8 +77,12 @@ export interface MessagingServiceOptions {
   agents: AgentRegistry;
   model: ModelProvider;
   logger: Logger;
-  /** Where stored messages and every reply's parts go to the clients of a room. */
+  /** Where stored user messages and control messages go to the clients of a room. */
   broadcaster: RoomBroadcaster;
+  /** Every new reply is handed to each of these when it starts (the room's delivery, the metrics). */
+  consumers?: readonly ReplyConsumer[];
+  /** The secret and the first request of each idempotency key (without it, keys are refused). */
+  idempotency?: IdempotencyRecords;
   limits?: Partial<ReplyLimits>;
   /** How many earlier messages of the channel the model sees (default 20). */
   historyLimit?: number;
@@ -90,86 +100,105 @@ export interface MessagingServiceOptions {
   sequencer?: ChannelSequencer;
   /** How long a finished reply stays resumable from memory (default 10 s); stored replies resume from storage. */
   replyLingerMs?: number;
-  /** Counts each reply (a consumer of its parts like the room). */
-  metrics?: ParleyMetrics;
 }
 
 const CHANNEL_AGENT_CACHE_SIZE = 10_000;
 
-export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
-  maxConcurrentModelCalls: 32,
-  maxQueuedPerChannel: 16,
-  maxQueuedTotal: 1000,
-};
+/** How often a reply another process produces is looked for in storage. */
+const STORED_REPLY_POLL_MS = 250;
+
+/** Source types of the stored messages that are replies (read back as a reply's events). */
+const REPLY_SOURCES = new Set(['agent_response', 'scheduled']);
 
 /**
- * Messages into channels and agent replies out of them, free of HTTP and socket types. Every reply, whatever
- * started it, is one {@link ReplyStream} of parts; the room receives each through {@link deliverToRoom}, and
- * HTTP consumers (SSE, `sync`) subscribe to the same stream. Replies in one channel are produced in order,
- * channels in parallel, with a bound on model calls and on waiting replies.
+ * Messages into channels and agent replies out of them, free of HTTP and socket types. A user's message enters
+ * through {@link MessagingService.converse}, for REST and the socket alike: admitted, stored, answered. Every
+ * reply, whatever started it, is one {@link ReplyStream} of parts handed to the consumers given at construction
+ * (the room, the metrics); HTTP consumers (SSE, `sync`) subscribe to the same stream. Replies in one channel are
+ * produced in order, channels in parallel, with a bound on model calls and on waiting replies.
  */
 export class MessagingService {
   readonly #options: MessagingServiceOptions;
-  readonly #limits: ReplyLimits;
   readonly #queue: ChannelSequencer;
   readonly #modelCalls: LimitFunction;
+  readonly #admission: ReplyAdmission;
+  readonly #replies: ReplyRegistry;
+  readonly #idempotency: Idempotency | undefined;
   readonly #channelAgents = new Map<string, string>();
-  readonly #replies = new Map<string, ReplyStream>();
-  /** The same replies by the message they answer, for idempotent retries. */
-  readonly #repliesTo = new Map<string, ReplyStream>();
-  readonly #pendingByChannel = new Map<string, number>();
-  #pending = 0;
-  readonly #stopping = new AbortController();
-  readonly #replyContext: ModelReplyContext;
+  readonly #replyContext: Omit<ModelReplyContext, 'signal'>;
 
   constructor(options: MessagingServiceOptions) {
     this.#options = options;
     this.#queue = options.sequencer ?? new KeyedQueue();
-    this.#limits = { ...DEFAULT_REPLY_LIMITS, ...options.limits };
-    this.#modelCalls = pLimit(this.#limits.maxConcurrentModelCalls);
+    const limits = { ...DEFAULT_REPLY_LIMITS, ...options.limits };
+    this.#modelCalls = pLimit(limits.maxConcurrentModelCalls);
+    this.#admission = new ReplyAdmission(limits);
+    this.#replies = new ReplyRegistry(options.replyLingerMs ?? 10_000);
+    this.#idempotency = options.idempotency && new Idempotency(options.idempotency);
     this.#replyContext = {
       store: options.store,
       model: options.model,
       logger: options.logger,
       historyLimit: options.historyLimit ?? 20,
       createExtractor: options.createExtractor ?? createReplyExtractor,
-      signal: this.#stopping.signal,
     };
   }
 
   /**
-   * Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply.
-   * With `idempotentId`, a message already stored under that id with the same content is returned as it is.
+   * The conversation entry: posts a user's message and starts the agent's reply. Refused before anything is
+   * stored when the channel (RATE_LIMITED) or the server (UNAVAILABLE) has too many replies waiting, a place
+   * taken synchronously. With an idempotency key, a retry (or tries arriving together) gets the first try's
+   * message and reply; the same key asking something else is a CONFLICT.
    */
-  async submit(
-    input: AgentMessage,
-    idempotentId?: string,
-  ): Promise<{ message: StoredMessage; replayed: boolean }> {
-    const author = this.#options.agents.find(input.author_id);
-    const stored = await this.#storeOnce(
-      {
-        id: idempotentId ?? reservedUuid(),
-        channelId: input.channel_id,
-        serverId: input.server_id,
-        authorId: input.author_id,
-        authorName: input.metadata.agentName ?? author?.character.name ?? input.author_id,
-        content: input.content,
-        sourceType: input.source_type,
-        rawMessage: input.raw_message ?? null,
-        metadata: input.metadata,
-        inReplyTo: input.in_reply_to ?? null,
-        createdAt: new Date(),
-        channelAgentId: author?.agentId ?? null,
+  converse(input: UserMessageInput): Promise<Conversation> {
+    if (input.idempotencyKey === undefined) return this.#converse(input, undefined);
+    const request: IdempotentRequest = {
+      endpoint: 'channel-message',
+      key: input.idempotencyKey,
+      channelId: input.channelId,
+      clientId: input.entityId,
+      request: {
+        text: input.text,
+        senderName: input.senderName,
+        metadata: input.metadata ?? {},
+        agentId: input.agentId,
+        delivery: input.delivery,
+        serverId: input.serverId,
+        source: input.source,
       },
-      idempotentId !== undefined,
+    };
+    const { joined, result } = this.#requireIdempotency().once(request, () =>
+      this.#converse(input, request),
     );
-    return stored;
+    return joined ? result.then((conversation) => ({ ...conversation, replayed: true })) : result;
+  }
+
+  /**
+   * Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply.
+   * With an idempotency key, the same request again answers the message already stored; another is a CONFLICT.
+   */
+  submit(
+    input: AgentMessage,
+    idempotencyKey?: string,
+  ): Promise<{ message: StoredMessage; replayed: boolean }> {
+    if (idempotencyKey === undefined) return this.#submit(input, undefined);
+    const request: IdempotentRequest = {
+      endpoint: 'submit',
+      key: idempotencyKey,
+      channelId: input.channel_id,
+      clientId: input.author_id,
+      request: input,
+    };
+    const { joined, result } = this.#requireIdempotency().once(request, () =>
+      this.#submit(input, request),
+    );
+    return joined ? result.then((submitted) => ({ ...submitted, replayed: true })) : result;
   }
 
   /**
    * Posts a message as an agent (plugins, scheduled messages): validated (BAD_REQUEST naming the field),
-   * stored, then delivered to the room as a reply of one text delta. An explicit `id` makes the post
-   * idempotent: a second post with the same id fails with CONFLICT, and the room sees nothing of it.
+   * stored, then delivered like every reply, through the stored message's part stream. An explicit `id` makes
+   * the post idempotent: a second post with the same id fails with CONFLICT, and the room sees nothing of it.
    */
   async postAgentMessage(
     agent: AgentProfile,
@@ -192,26 +221,7 @@ export class MessagingService {
       createdAt: new Date(),
       channelAgentId: agent.agentId,
     });
-    const stream = this.#open(message.id, message.channel_id, message.in_reply_to);
-    const { replyId } = stream;
-    stream.write({
-      type: 'reply-start',
-      replyId,
-      channelId: message.channel_id,
-      agentId: agent.agentId,
-      agentName: name,
-      inReplyTo: message.in_reply_to,
-    });
-    stream.write({ type: 'text-delta', replyId, delta: message.content, index: 0 });
-    const { text, thought, actions = ['REPLY'] } = message.raw_message ?? {};
-    stream.write({
-      type: 'reply-end',
-      replyId,
-      message,
-      text: text ?? message.content,
-      actions,
-      thought,
-    });
+    this.#publish(ReplyStream.ofStored(message));
     return message;
   }
 
@@ -239,78 +249,22 @@ export class MessagingService {
   }
 
   /**
-   * Stores and broadcasts a user's message; returns it with the agent that will answer. Refused before
-   * anything is stored when the channel (RATE_LIMITED) or the server (UNAVAILABLE) has too many replies waiting.
+   * A reply's part stream, to read it again: the one held in memory (running, or finished within the linger
+   * time), else the stored reply. Only a reply is one (never a user's message), and with `channelId` only a
+   * reply of that channel: anything else is NOT_FOUND, whether or not it exists.
    */
-  async postUserMessage(input: UserMessageInput): Promise<PostedUserMessage> {
-    this.#admit(input.channelId);
-    const agent = await this.resolveAgent(input.channelId, input.agentId);
-    const { message, replayed } = await this.#storeOnce(
-      {
-        id: input.messageId ?? reservedUuid(),
-        channelId: input.channelId,
-        serverId: input.serverId ?? DEFAULT_SERVER_ID,
-        authorId: input.entityId,
-        authorName: input.senderName ?? input.entityId,
-        content: input.text,
-        sourceType: input.source,
-        metadata: input.metadata ?? {},
-        createdAt: new Date(),
-        channelAgentId: agent.agentId,
-      },
-      input.idempotent === true,
-    );
-    this.#rememberChannelAgent(input.channelId, agent.agentId);
-    return { message, agent, replayed };
-  }
-
-  /**
-   * The reply to a message posted again by an idempotent retry: the one running or kept in memory, else the
-   * stored one (as a finished stream the room does not receive again), else a new reply, when the process that
-   * took the first try died before answering.
-   */
-  async replyOnce(agent: AgentProfile, userMessage: StoredMessage): Promise<ReplyStream> {
-    const running = this.#repliesTo.get(userMessage.id);
-    if (running) return running;
-    const stored = await this.#options.store.findReplyTo(userMessage.id);
-    if (stored) return ReplyStream.ofStored(stored, agent);
-    return this.reply(agent, userMessage);
-  }
-
-  /**
-   * Has `agent` answer `userMessage`, queued behind earlier replies of the channel. Returns the reply's stream
-   * at once; the room already receives it, and callers subscribe for their own delivery.
-   */
-  reply(agent: AgentProfile, userMessage: StoredMessage): ReplyStream {
-    const channelId = userMessage.channel_id;
-    const stream = this.#open(reservedUuid(), channelId, userMessage.id);
-    this.#repliesTo.set(userMessage.id, stream);
-    this.#count(channelId, 1);
-    void this.#queue
-      .run(channelId, () =>
-        this.#modelCalls(() => produceModelReply(this.#replyContext, stream, agent, userMessage)),
-      )
-      // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
-      .catch((error: unknown) =>
-        stream.write(
-          toReplyError(error, stream.replyId, this.#options.logger, {
-            channelId,
-            messageId: userMessage.id,
-          }),
-        ),
-      )
-      .finally(() => this.#count(channelId, -1));
-    return stream;
-  }
-
-  /** A reply still in memory (running, or finished within the linger time), for resuming. */
-  findReply(replyId: string): ReplyStream | undefined {
-    return this.#replies.get(replyId);
-  }
-
-  /** A stored message by id, if any (a finished reply resumes from it). */
-  findMessage(messageId: string): Promise<StoredMessage | undefined> {
-    return this.#options.store.get(messageId);
+  async openReply(replyId: string, channelId?: string): Promise<ReplyStream> {
+    const inChannel = (id: string) => channelId === undefined || id === channelId;
+    const held = this.#replies.get(replyId)?.stream;
+    if (held) {
+      if (inChannel(held.channelId)) return held;
+    } else {
+      const stored = await this.#options.store.get(replyId);
+      if (stored && this.#isReply(stored) && inChannel(stored.channel_id)) {
+        return ReplyStream.ofStored(stored);
+      }
+    }
+    throw new ParleyError('NOT_FOUND', `No reply ${replyId} to resume`);
   }
 
   /** A channel's stored messages, newest first. */
@@ -323,56 +277,180 @@ export class MessagingService {
 
   /** Replies waiting or running, in all. */
   get pendingReplies(): number {
-    return this.#pending;
+    return this.#admission.pending;
   }
 
   /** Ends every reply still running with an error part (the server is stopping). */
   abortReplies(): void {
-    this.#stopping.abort(new ParleyError('UNAVAILABLE', 'The server is stopping'));
+    this.#replies.abortAll(new ParleyError('UNAVAILABLE', 'The server is stopping'));
   }
 
-  /** A new reply stream: delivered to the room, and resumable while it runs and shortly after. */
-  #open(replyId: string, channelId: string, inReplyTo: string | null): ReplyStream {
-    const stream = new ReplyStream(replyId, channelId, inReplyTo);
-    deliverToRoom(stream, this.#options.broadcaster);
-    if (this.#options.metrics) observeReply(stream, this.#options.metrics);
-    this.#replies.set(replyId, stream);
-    void stream.ended.then(() => {
-      const timer = setTimeout(() => {
-        this.#replies.delete(replyId);
-        if (inReplyTo !== null && this.#repliesTo.get(inReplyTo) === stream) {
-          this.#repliesTo.delete(inReplyTo);
+  async #converse(
+    input: UserMessageInput,
+    idempotent: IdempotentRequest | undefined,
+  ): Promise<Conversation> {
+    // Taken before the first await: requests arriving together are counted one by one.
+    const ticket = this.#admission.admit(input.channelId);
+    try {
+      const agent = await this.resolveAgent(input.channelId, input.agentId);
+      const id = idempotent
+        ? (await this.#requireIdempotency().claim(idempotent)).id
+        : (input.messageId ?? reservedUuid());
+      const { message, replayed } = await this.#storeOnce(
+        {
+          id,
+          channelId: input.channelId,
+          serverId: input.serverId ?? DEFAULT_SERVER_ID,
+          authorId: input.entityId,
+          authorName: input.senderName ?? input.entityId,
+          content: input.text,
+          sourceType: input.source,
+          metadata: input.metadata ?? {},
+          createdAt: new Date(),
+          channelAgentId: agent.agentId,
+        },
+        idempotent !== undefined,
+      );
+      this.#rememberChannelAgent(input.channelId, agent.agentId);
+      if (replayed) {
+        const earlier = await this.#earlierReply(message);
+        if (earlier) {
+          ticket.release();
+          return { message, agent, reply: earlier, replayed };
         }
-      }, this.#options.replyLingerMs ?? 10_000);
-      timer.unref();
-    });
+      }
+      const replyId = reservedUuid();
+      if (idempotent) {
+        // Tries of one key in two processes at once: the first to claim the reply starts it; the other waits.
+        const claimed = await this.#requireIdempotency().claimReply(message.id, replyId);
+        if (claimed !== replyId) {
+          ticket.release();
+          const reply =
+            this.#replies.get(claimed)?.stream ?? this.#awaitStoredReply(claimed, message);
+          return { message, agent, reply, replayed: true };
+        }
+      }
+      return { message, agent, reply: this.#startReply(agent, message, ticket, replyId), replayed };
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+  }
+
+  async #submit(
+    input: AgentMessage,
+    idempotent: IdempotentRequest | undefined,
+  ): Promise<{ message: StoredMessage; replayed: boolean }> {
+    const author = this.#options.agents.find(input.author_id);
+    const id = idempotent
+      ? (await this.#requireIdempotency().claim(idempotent)).id
+      : reservedUuid();
+    return this.#storeOnce(
+      {
+        id,
+        channelId: input.channel_id,
+        serverId: input.server_id,
+        authorId: input.author_id,
+        authorName: input.metadata.agentName ?? author?.character.name ?? input.author_id,
+        content: input.content,
+        sourceType: input.source_type,
+        rawMessage: input.raw_message ?? null,
+        metadata: input.metadata,
+        inReplyTo: input.in_reply_to ?? null,
+        createdAt: new Date(),
+        channelAgentId: author?.agentId ?? null,
+      },
+      idempotent !== undefined,
+    );
+  }
+
+  /**
+   * The reply to a message posted by an earlier try: the one held in memory, else the stored one (rebuilt, and
+   * not delivered to the room again); undefined when there is none (the process that took the first try died
+   * before answering, or the agent chose not to answer).
+   */
+  async #earlierReply(message: StoredMessage): Promise<ReplyStream | undefined> {
+    const held = this.#replies.answering(message.id);
+    if (held) return held.stream;
+    const stored = await this.#options.store.findReplyTo(message.id);
+    return stored && ReplyStream.ofStored(stored);
+  }
+
+  /** Has `agent` answer `userMessage`, queued behind earlier replies of the channel; `ticket` ends with it. */
+  #startReply(
+    agent: AgentProfile,
+    userMessage: StoredMessage,
+    ticket: ReplyTicket,
+    replyId: string,
+  ): ReplyStream {
+    const channelId = userMessage.channel_id;
+    const stream = new ReplyStream(replyId, channelId, userMessage.id);
+    const { signal } = this.#publish(stream).controller;
+    const context = { ...this.#replyContext, signal };
+    void this.#queue
+      .run(channelId, () =>
+        this.#modelCalls(() => produceModelReply(context, stream, agent, userMessage)),
+      )
+      // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
+      .catch((error: unknown) =>
+        stream.write(
+          toReplyError(error, stream.replyId, this.#options.logger, {
+            channelId,
+            messageId: userMessage.id,
+          }),
+        ),
+      )
+      .finally(() => ticket.release());
     return stream;
   }
 
-  #admit(channelId: string) {
-    if (this.#pending >= this.#limits.maxQueuedTotal) {
-      throw new ParleyError(
-        'UNAVAILABLE',
-        'The server has too many replies in progress; retry later',
-        {
-          details: { retryAfterSeconds: 5 },
-        },
-      );
-    }
-    if ((this.#pendingByChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
-      throw new ParleyError(
-        'RATE_LIMITED',
-        `This channel already has ${this.#limits.maxQueuedPerChannel} messages waiting for a reply; retry later`,
-        { details: { retryAfterSeconds: 2 } },
-      );
-    }
+  /**
+   * A reply another process is producing, read from storage once it is stored (polled; the room receives it
+   * from that process). Ends with UNAVAILABLE when it is not stored within the claim's time or the server stops.
+   */
+  #awaitStoredReply(replyId: string, userMessage: StoredMessage): ReplyStream {
+    const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id, true);
+    this.#replies.add(stream);
+    const deadline = Date.now() + REPLY_CLAIM_MS;
+    const poll = async () => {
+      while (!this.#replies.stopped && Date.now() < deadline) {
+        const stored = await this.#options.store.get(replyId).catch(() => undefined);
+        if (stored) {
+          for (const part of storedReplyParts(stored)) stream.write(part);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, STORED_REPLY_POLL_MS).unref());
+      }
+      stream.write({
+        type: 'error',
+        replyId,
+        code: 'UNAVAILABLE',
+        message: 'The reply to this request is not ready; retry later',
+      });
+    };
+    void poll();
+    return stream;
   }
 
-  #count(channelId: string, delta: 1 | -1) {
-    this.#pending += delta;
-    const count = (this.#pendingByChannel.get(channelId) ?? 0) + delta;
-    if (count === 0) this.#pendingByChannel.delete(channelId);
-    else this.#pendingByChannel.set(channelId, count);
+  /** Hands a new reply to every consumer and holds it for resuming. */
+  #publish(stream: ReplyStream) {
+    for (const consume of this.#options.consumers ?? []) consume(stream);
+    return this.#replies.add(stream);
+  }
+
+  /** Whether a stored message is an agent's reply or post (what may be read back as a reply's events). */
+  #isReply(message: StoredMessage): boolean {
+    return (
+      REPLY_SOURCES.has(message.source_type) &&
+      this.#options.agents.find(message.author_id) !== undefined
+    );
+  }
+
+  #requireIdempotency(): Idempotency {
+    if (!this.#idempotency) {
+      throw new ParleyError('BAD_REQUEST', 'This server does not take Idempotency-Key');
+    }
+    return this.#idempotency;
   }
 
   /**

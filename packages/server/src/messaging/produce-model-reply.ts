@@ -17,7 +17,10 @@ export interface ModelReplyContext {
   /** How many earlier messages of the channel the model sees. */
   historyLimit: number;
   createExtractor: () => ReplyExtractor;
-  /** Aborted when the server stops: the reply then ends with an error part. */
+  /**
+   * The reply's own signal (its controller in the reply registry, which a stop of the server aborts): the reply
+   * then ends with an error part.
+   */
   signal: AbortSignal;
 }
 

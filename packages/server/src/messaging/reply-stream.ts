@@ -1,9 +1,14 @@
 import type { StoredMessage } from '@parley/core';
-import type { AgentProfile } from '../agents/agent-profile';
 import type { ReplyFinalPart, ReplyPart } from './reply-part';
 
 /** Receives each part of a reply, in order. */
 export type ReplyListener = (part: ReplyPart) => void;
+
+/**
+ * Something that every new reply is handed to when it starts (the room, the metrics): given to the messaging
+ * service at construction, so that messaging depends on none of them.
+ */
+export type ReplyConsumer = (reply: ReplyStream) => void;
 
 /**
  * One reply's parts, kept in order and handed to every consumer: the room, an SSE response, a `sync` request,
@@ -18,40 +23,32 @@ export class ReplyStream {
   readonly inReplyTo: string | null;
   /** Resolves with the last part, once the reply has ended. */
   readonly ended: Promise<ReplyFinalPart>;
+  /**
+   * Rebuilt from a stored message ({@link ReplyStream.ofStored}): its whole text is one delta, so a client
+   * resuming it is told what it lacks by its character offset, not by the chunk index of the original stream.
+   */
+  readonly restored: boolean;
   readonly #parts: ReplyPart[] = [];
   readonly #listeners = new Set<ReplyListener>();
   #end!: (part: ReplyFinalPart) => void;
   #final: ReplyFinalPart | undefined;
 
-  constructor(replyId: string, channelId: string, inReplyTo: string | null) {
+  constructor(replyId: string, channelId: string, inReplyTo: string | null, restored = false) {
     this.replyId = replyId;
     this.channelId = channelId;
     this.inReplyTo = inReplyTo;
+    this.restored = restored;
     this.ended = new Promise((resolve) => (this.#end = resolve));
   }
 
-  /** A finished reply rebuilt from its stored message: its whole text as one delta, then its end. */
-  static ofStored(message: StoredMessage, agent: AgentProfile): ReplyStream {
-    const stream = new ReplyStream(message.id, message.channel_id, message.in_reply_to);
-    const replyId = message.id;
-    const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
-    stream.write({
-      type: 'reply-start',
-      replyId,
-      channelId: message.channel_id,
-      agentId: agent.agentId,
-      agentName: agent.character.name,
-      inReplyTo: message.in_reply_to,
-    });
-    stream.write({ type: 'text-delta', replyId, delta: message.content, index: 0 });
-    stream.write({
-      type: 'reply-end',
-      replyId,
-      message,
-      text: message.content,
-      actions,
-      thought,
-    });
+  /**
+   * The one way a stored message becomes a reply's parts: its author's start, its whole text as one delta,
+   * then its end. An agent's post (a plugin's, a scheduled one) is delivered this way, and a finished reply
+   * read again (a retry, a resumed stream) is rebuilt this way.
+   */
+  static ofStored(message: StoredMessage): ReplyStream {
+    const stream = new ReplyStream(message.id, message.channel_id, message.in_reply_to, true);
+    for (const part of storedReplyParts(message)) stream.write(part);
     return stream;
   }
 
@@ -95,4 +92,22 @@ function deliver(listener: ReplyListener, part: ReplyPart) {
   } catch {
     // A consumer's failure is its own (a closed response, say); the reply and the other consumers go on.
   }
+}
+
+/** The parts of a reply rebuilt from its stored message (see {@link ReplyStream.ofStored}). */
+export function storedReplyParts(message: StoredMessage): ReplyPart[] {
+  const replyId = message.id;
+  const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
+  return [
+    {
+      type: 'reply-start',
+      replyId,
+      channelId: message.channel_id,
+      agentId: message.author_id,
+      agentName: message.author_name,
+      inReplyTo: message.in_reply_to,
+    },
+    { type: 'text-delta', replyId, delta: message.content, index: 0 },
+    { type: 'reply-end', replyId, message, text: message.content, actions, thought },
+  ];
 }

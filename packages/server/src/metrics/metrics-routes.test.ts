@@ -65,6 +65,17 @@ describe('GET /metrics', () => {
     expect(await scraped.text()).toContain('parley_http_requests_total');
   });
 
+  it('takes the token as Authorization: Bearer too, as Prometheus sends it', async () => {
+    const { app } = serve('s3cret');
+    const bearer = (value: string) =>
+      app.request('/metrics', { headers: { authorization: value } });
+    expect((await bearer('Bearer s3cret')).status).toBe(200);
+    expect((await bearer('bearer s3cret')).status).toBe(200);
+    expect((await bearer('Bearer nope')).status).toBe(401);
+    expect((await bearer('Basic czNjcmV0')).status).toBe(401);
+    expect((await bearer('s3cret')).status).toBe(401);
+  });
+
   it('keeps two servers’ figures apart and exports process metrics by default', async () => {
     const first = createMetrics();
     const second = createMetrics();

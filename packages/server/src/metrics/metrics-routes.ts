@@ -1,6 +1,5 @@
-import { API_KEY_HEADER } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
 import { Hono } from 'hono';
+import { hasServerToken, offeredApiKey, UNAUTHORIZED_MESSAGE } from '../guards/api-key';
 import type { AppEnv } from '../http/app-env';
 import { failure } from '../http/envelope';
 import type { ParleyMetrics } from './create-metrics';
@@ -10,7 +9,10 @@ export const METRICS_PATH = '/metrics';
 
 /** Options of {@link metricsRoutes}. */
 export interface MetricsRoutesOptions {
-  /** When set, `GET /metrics` requires `x-api-key` equal to it (compared in constant time). */
+  /**
+   * When set, `GET /metrics` requires it as `x-api-key` or `Authorization: Bearer` (what Prometheus sends),
+   * compared in constant time.
+   */
   authToken?: string;
 }
 
@@ -24,8 +26,9 @@ export function metricsRoutes(
 ): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(METRICS_PATH, async (c) => {
-    if (options.authToken && !safeEqual(c.req.header(API_KEY_HEADER), options.authToken)) {
-      return c.json(failure('UNAUTHORIZED', 'Missing or invalid x-api-key header'), 401);
+    const offered = offeredApiKey({ header: (name) => c.req.header(name) }, { bearer: true });
+    if (!hasServerToken(offered, options.authToken)) {
+      return c.json(failure('UNAUTHORIZED', UNAUTHORIZED_MESSAGE), 401);
     }
     const { contentType, body } = await metrics.render();
     return c.body(body, 200, { 'content-type': contentType });

@@ -1,4 +1,4 @@
-import type { ReplyStream } from '../messaging/reply-stream';
+import type { ReplyConsumer, ReplyStream } from '../messaging/reply-stream';
 import type { ParleyMetrics } from './create-metrics';
 
 /**
@@ -7,8 +7,7 @@ import type { ParleyMetrics } from './create-metrics';
  * model error code. Attach it to new replies only (not to a stored reply replayed for a client).
  *
  * @example
- * deliverToRoom(stream, broadcaster);
- * if (metrics) observeReply(stream, metrics);
+ * new MessagingService({ ...options, consumers: [roomDelivery(broadcaster), observingReplies(metrics)] });
  */
 export function observeReply(
   stream: Pick<ReplyStream, 'subscribe'>,
@@ -35,3 +34,9 @@ export function observeReply(
     }
   });
 }
+
+/** {@link observeReply} as a consumer the messaging service hands every new reply to. */
+export const observingReplies =
+  (metrics: ParleyMetrics): ReplyConsumer =>
+  (reply) =>
+    observeReply(reply, metrics);

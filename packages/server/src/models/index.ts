@@ -1,7 +1,7 @@
 /**
  * @module models
  * The models agents answer with: the offline ELIZA-style default, any OpenAI-compatible endpoint, and the
- * choice between them from settings. `./testing/fake-openai-server` is a test helper and not exported here.
+ * choice between them from model settings (read from the environment in `config/`). `./testing/fake-openai-server` is a test helper and not exported here.
  */
 export type { ModelMessage, ModelProvider, ModelRequest } from './model-provider';
 export { createElizaModel } from './eliza-model';
@@ -10,5 +10,6 @@ export type { ElizaKeyword, ElizaRule, ElizaScript } from './eliza/eliza-script'
 export { DOCTOR_SCRIPT } from './eliza/doctor-script';
 export { createOpenAICompatibleModel } from './openai-compatible-model';
 export type { OpenAICompatibleModelOptions } from './openai-compatible-model';
-export { createModelFromEnv } from './model-from-env';
+export { createModel } from './model-from-env';
+export type { ModelSettings } from './model-from-env';
 export { toModelError } from './to-model-error';

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { ParleyError } from '@parley/core';
 import { toAgentProfile } from '../agents/agent-profile';
 import { type AgentServices, ParleyAgentRuntime } from '../agents/agent-runtime';
+import { DEFAULTS, defaultServerUrl } from '../defaults';
 import type { AppEnv } from '../http/app-env';
 import { createHttpApp } from '../http/create-app';
 import { loadPlugins } from './loading/load-plugins';
@@ -67,7 +68,7 @@ export function createTestAgents(logger: Logger, ...characters: Character[]): Pa
     (character) =>
       new ParleyAgentRuntime(toAgentProfile(character), {
         env: {},
-        serverUrl: () => 'http://localhost:3000',
+        serverUrl: () => defaultServerUrl(),
         logger: logger.child({ agent: character.name }),
         services: NO_SERVER,
       }),
@@ -96,7 +97,7 @@ export async function createPluginTestApp(options: PluginTestAppOptions) {
       typeof plugins === 'function' ? plugins(agent as ParleyAgentRuntime) : plugins,
     logger,
   });
-  const app: Hono<AppEnv> = createHttpApp({ logger, bodyLimit: 1024 * 1024 });
+  const app: Hono<AppEnv> = createHttpApp({ logger, bodyLimit: DEFAULTS.bodyLimit });
   app.route('/', pluginRoutes(table, options));
   return { app, agents, lines, waitForLine, table };
 }

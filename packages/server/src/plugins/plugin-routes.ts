@@ -1,6 +1,6 @@
-import { API_KEY_HEADER, ParleyError } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type Context } from 'hono';
+import { DEFAULTS } from '../defaults';
+import { hasServerToken, offeredApiKey, unauthorized } from '../guards/api-key';
 import type { AppEnv } from '../http/app-env';
 import { handleError } from '../http/error-handler';
 import { handlePluginRoute } from './routing/handle-plugin-route';
@@ -28,8 +28,6 @@ interface MountGroup {
   entries: PluginRouteEntry[];
 }
 
-const MEBIBYTE = 1024 * 1024;
-
 function groupMounts(entries: readonly PluginRouteEntry[]): MountGroup[] {
   const groups = new Map<string, MountGroup>();
   for (const entry of entries) {
@@ -43,10 +41,6 @@ function groupMounts(entries: readonly PluginRouteEntry[]): MountGroup[] {
   // Folder wildcards go last so that they never shadow a more specific plugin route.
   const all = [...groups.values()];
   return [...all.filter((g) => !g.path.endsWith('*')), ...all.filter((g) => g.path.endsWith('*'))];
-}
-
-function unauthorized(): ParleyError {
-  return new ParleyError('UNAUTHORIZED', 'Missing or invalid x-api-key header');
 }
 
 /**
@@ -65,15 +59,18 @@ export function pluginRoutes(
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const limits = {
-    bodyLimit: options.bodyLimit ?? MEBIBYTE,
-    uploadLimit: options.uploadLimit ?? 10 * MEBIBYTE,
-    routeTimeoutMs: options.routeTimeoutMs ?? 30_000,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    uploadLimit: options.uploadLimit ?? DEFAULTS.uploadLimit,
+    routeTimeoutMs: options.routeTimeoutMs ?? DEFAULTS.routeTimeoutMs,
   };
   const token = options.authToken;
 
   for (const group of groupMounts(table.entries)) {
     app.on(group.method, group.path, async (c: Context<AppEnv>) => {
-      const authorized = !token || safeEqual(c.req.header(API_KEY_HEADER), token);
+      const authorized = hasServerToken(
+        offeredApiKey({ header: (name) => c.req.header(name) }),
+        token,
+      );
       // Refused before agent selection when nothing here is public, so that a caller without the key learns
       // nothing about which agents exist.
       if (!authorized && group.entries.every((entry) => !entry.route.public)) throw unauthorized();

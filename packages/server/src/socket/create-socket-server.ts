@@ -1,10 +1,12 @@
-import { API_KEY_HEADER, type ClientToServerEvents, type ServerToClientEvents } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
+import type { ClientToServerEvents, ServerToClientEvents } from '@parley/core';
 import type { IncomingMessage } from 'node:http';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
+import { hasServerToken, offeredApiKey } from '../guards/api-key';
+import type { TrustProxy } from '../guards/client-address';
+import { type HandshakeLimit, createHandshakeLimiter } from '../guards/handshake-limiter';
+import { HOST_NOT_ALLOWED } from '../guards/host-allow-list';
 import { type ClusterAdapter, type ClusterOptions, createClusterAdapter } from './create-adapter';
-import { type HandshakeLimit, createHandshakeLimiter } from './handshake-limiter';
 
 const DEFAULT_HANDSHAKE_LIMIT: HandshakeLimit = { burst: 60, perSecond: 20 };
 
@@ -22,6 +24,10 @@ export interface SocketServerOptions {
   handshakeLimit?: HandshakeLimit;
   /** Whether a handshake's Host may connect (the REST Host rule; default: any). */
   isAllowedHost?: (request: IncomingMessage) => boolean;
+  /** Whether a handshake's Origin may connect (see `createSocketOriginPolicy`; default: any). */
+  isAllowedOrigin?: (request: IncomingMessage) => boolean;
+  /** Which proxies' `X-Forwarded-For` names the client, for the handshake limit (default: none). */
+  trustProxy?: TrustProxy;
   /**
    * Processes that share rooms: every broadcast reaches the room's members on every process that has the
    * same `cluster`. Unset: rooms live in this process only.
@@ -56,14 +62,24 @@ export function socketServerReady(io: ParleySocketServer): Promise<void> {
  * that rebinds its DNS name to this server cannot open a socket), and each address has a rate.
  */
 function allowHandshake(options: SocketServerOptions) {
-  const limit = createHandshakeLimiter(options.handshakeLimit ?? DEFAULT_HANDSHAKE_LIMIT);
+  const limit = createHandshakeLimiter(
+    options.handshakeLimit ?? DEFAULT_HANDSHAKE_LIMIT,
+    Date.now,
+    options.trustProxy,
+  );
   const isAllowedHost = options.isAllowedHost ?? (() => true);
+  const isAllowedOrigin = options.isAllowedOrigin ?? (() => true);
   return (
     request: IncomingMessage,
     callback: (error: string | null | undefined, allow: boolean) => void,
   ) => {
-    if (!isAllowedHost(request))
-      return callback('This Host is not allowed; see allowedHosts', false);
+    if (!isAllowedHost(request)) return callback(HOST_NOT_ALLOWED, false);
+    if (!isAllowedOrigin(request)) {
+      return callback(
+        'This Origin may not open a socket without a token; see ALLOWED_ORIGINS',
+        false,
+      );
+    }
     limit(request, callback);
   };
 }
@@ -92,10 +108,11 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
   const { authToken } = options;
   if (authToken) {
     io.use((socket, next) => {
-      const auth = socket.handshake.auth as { apiKey?: unknown };
-      const header = socket.handshake.headers[API_KEY_HEADER];
-      const offered = typeof auth.apiKey === 'string' ? auth.apiKey : header;
-      if (typeof offered === 'string' && safeEqual(offered, authToken)) return next();
+      const offered = offeredApiKey({
+        auth: (socket.handshake.auth as { apiKey?: unknown }).apiKey,
+        header: (name) => socket.handshake.headers[name],
+      });
+      if (offered !== undefined && hasServerToken(offered, authToken)) return next();
       next(new Error('Unauthorized: missing or invalid API key (auth.apiKey or x-api-key)'));
     });
   }

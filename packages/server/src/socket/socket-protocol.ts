@@ -1,4 +1,5 @@
 import {
+  MAX_JSON_DEPTH,
   ParleyError,
   SOCKET_MESSAGE_TYPE,
   type SocketAck,
@@ -73,6 +74,14 @@ export function serveSocketProtocol(
     if (!stateOf(socket).bucket.take()) {
       throw new ParleyError('RATE_LIMITED', 'Too many events; slow down');
     }
+    // Before anything walks it recursively (the size check, the schema): a deep enough payload would overflow
+    // the stack there, and that would be an INTERNAL error instead of the client's.
+    if (nestedDeeperThan(raw, MAX_PAYLOAD_DEPTH)) {
+      throw new ParleyError(
+        'BAD_REQUEST',
+        `Payload must be nested at most ${MAX_PAYLOAD_DEPTH} levels deep`,
+      );
+    }
     if (Buffer.byteLength(JSON.stringify(raw) ?? '') > limits.maxMessageBytes) {
       throw new ParleyError(
         'PAYLOAD_TOO_LARGE',
@@ -105,7 +114,7 @@ export function serveSocketProtocol(
   async function send(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
     const payload = parseOrThrow(sendMessagePayloadSchema, rawPayload, 'SEND_MESSAGE payload');
     requireMember(socket, payload.roomId, payload.senderId);
-    const { message, agent } = await messaging.postUserMessage({
+    const { message } = await messaging.converse({
       channelId: payload.roomId,
       text: payload.message,
       entityId: payload.senderId,
@@ -119,7 +128,6 @@ export function serveSocketProtocol(
           : payload.metadata,
     });
     ack?.({ status: 'ok', messageId: message.id, roomId: message.channel_id });
-    messaging.reply(agent, message);
   }
 
   function onMessage(this: Socket, raw: unknown, ack?: unknown) {
@@ -175,6 +183,26 @@ export function serveSocketProtocol(
     socket.on('typing', onTyping);
     socket.on('disconnect', onDisconnect);
   });
+}
+
+/** The envelope and payload around metadata, which may itself be {@link MAX_JSON_DEPTH} levels deep. */
+const MAX_PAYLOAD_DEPTH = MAX_JSON_DEPTH + 4;
+
+/**
+ * Whether `value` nests objects or arrays more than `limit` levels deep. Iterative, and it stops at the first
+ * node past the limit, so no payload can overflow the stack or cost more than its size.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** A socket speaks in a room only after joining it, and only as the entity it joined as. */

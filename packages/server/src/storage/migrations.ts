@@ -103,6 +103,27 @@ const migrations: Record<string, Migration> = {
       await createWebhookTables(db);
     },
   },
+  '0011_idempotency_keys': {
+    // Idempotency: the secret its keyed ids are hashed with (one per database, so every process of a cluster
+    // derives the same ids), what each key was first used for (a different request under it is a 409), and
+    // which reply answers it (so that two processes taking one key at once start one reply).
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('server_secrets')
+        .addColumn('name', 'text', (column) => column.primaryKey())
+        .addColumn('value', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('id', 'uuid', (column) => column.primaryKey())
+        .addColumn('fingerprint', 'text', (column) => column.notNull())
+        .addColumn('reply_id', 'uuid')
+        .addColumn('reply_claimed_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+    },
+  },
 };
 
 /** Serves the migrations above to Kysely's Migrator. */

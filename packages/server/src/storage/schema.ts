@@ -56,8 +56,27 @@ export interface TeeAgentTable {
   attestation: string;
 }
 
+/** `server_secrets`: secrets the server generates once and every process sharing the database reads. */
+export interface ServerSecretTable {
+  name: string;
+  value: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** `idempotency_keys`: the keyed id of each idempotent request, with a keyed hash of what it asked. */
+export interface IdempotencyKeyTable {
+  id: string;
+  fingerprint: string;
+  /** The reply started for the request, by the process that claimed it first. */
+  reply_id: string | null;
+  reply_claimed_at: ColumnType<Date, Date | string, Date | string> | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema extends WebhookTables {
+  server_secrets: ServerSecretTable;
+  idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;

@@ -3,7 +3,7 @@
  * The server's TEE: settings, the dstack guest-API client, the built-in simulator, agent registration and the
  * `/api/tee` routes.
  */
-export { parseTeeConfig, DSTACK_SOCKET_PATH, DOCKER_SIMULATOR_ENDPOINT } from './tee-config';
+export { DSTACK_SOCKET_PATH, DOCKER_SIMULATOR_ENDPOINT, TEE_OFF } from './tee-config';
 export type { TeeConfig } from './tee-config';
 export { createTeeService, MAX_NONCE_LENGTH } from './tee-service';
 export type { TeeAgentInput, TeeService, TeeServiceOptions } from './tee-service';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../storage/create-database';
 import { createDatabaseTeeAgentStore } from './database-tee-agent-store';
-import { parseTeeConfig } from './tee-config';
+import { parseTeeConfig } from '../config/tee-settings';
 import { createTeeService } from './tee-service';
 import { createCapturingLogger } from './test-support';
 

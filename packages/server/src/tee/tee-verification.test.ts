@@ -9,7 +9,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDstackSimulator } from './simulator/create-dstack-simulator';
 import { createMemoryTeeAgentStore, type TeeAgentStore } from './tee-agent-store';
-import { parseTeeConfig } from './tee-config';
+import { parseTeeConfig } from '../config/tee-settings';
 import { createTeeService } from './tee-service';
 import { createCapturingLogger } from './test-support';
 

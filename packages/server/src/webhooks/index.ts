@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ReplyConsumer } from '../messaging/reply-stream';
 import type { DatabaseSchema } from '../storage/schema';
 import { WebhookSender } from './send-webhook';
 import { TargetPolicy } from './target-policy';
@@ -33,13 +34,11 @@ export interface WebhookOptions {
 export interface Webhooks {
   readonly routes: ReturnType<typeof webhookRoutes>;
   readonly dispatcher: WebhookDispatcher;
-  /** Records `reply.failed` for the subscriptions that want it (a failed reply stores no message). */
-  replyFailed(event: {
-    channelId: string;
-    replyId: string;
-    messageId: string | null;
-    error: { code: string; message: string };
-  }): Promise<void>;
+  /**
+   * The reply consumer that records `reply.failed` for the subscriptions that want it (a failed reply stores no
+   * message, so no trigger sees it).
+   */
+  readonly failedReplies: ReplyConsumer;
   close(): Promise<void>;
 }
 
@@ -53,6 +52,7 @@ export function createWebhooks(
   },
 ): Webhooks {
   const store = new WebhookStore(db, options.sync);
+  const logger = options.logger.child({ component: 'webhooks' });
   const policy = new TargetPolicy(options.privateTargets ?? []);
   const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
   const maxInFlight = options.maxInFlight ?? WEBHOOK_DEFAULTS.maxInFlight;
@@ -60,7 +60,7 @@ export function createWebhooks(
   const dispatcher = new WebhookDispatcher({
     store,
     sender,
-    logger: options.logger.child({ component: 'webhooks' }),
+    logger,
     retryDelaysMs: options.retryDelaysMs ?? WEBHOOK_DEFAULTS.retryDelaysMs,
     timeoutMs,
     maxInFlight,
@@ -73,8 +73,25 @@ export function createWebhooks(
       maxSubscriptions: options.maxSubscriptions ?? WEBHOOK_DEFAULTS.maxSubscriptions,
     }),
     dispatcher,
-    replyFailed: ({ channelId, ...data }) =>
-      store.addReplyFailed(channelId, { channelId, ...data }),
+    failedReplies: (reply) =>
+      reply.subscribe((part) => {
+        if (part.type !== 'error') return;
+        const event = {
+          channelId: reply.channelId,
+          replyId: reply.replyId,
+          messageId: reply.inReplyTo,
+          error: { code: part.code, message: part.message },
+        };
+        store.addReplyFailed(reply.channelId, event).catch((error: unknown) => {
+          logger.warn(
+            {
+              replyId: reply.replyId,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            'reply.failed not recorded for webhooks',
+          );
+        });
+      }),
     async close() {
       await dispatcher.stop();
       await sender.close();

@@ -10,6 +10,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test/databases';
 import { startTestServer, type TestServer } from '../../test/test-server';
+import { ParleyError } from '@parley/core';
+import { ScriptedModel } from '../../test/scripted-model';
 import type { ServerOptions } from '../create-server';
 
 /** A receiver on loopback that answers each request with what `answer` says, and keeps what it got. */
@@ -250,6 +252,41 @@ describe('outbound webhooks: subscriptions', () => {
       expect(JSON.stringify(answer.body)).not.toContain(secret.slice(6));
     }
     expect(lines.join('')).not.toContain(secret.slice(6));
+  });
+
+  it('delivers reply.failed when a reply fails, with the code and the message it answered', async () => {
+    const receiver = await startReceiver(() => ({ status: 200 }));
+    cleanup.push(() => receiver.close());
+    const model = new ScriptedModel();
+    model.behaviour = { fail: new ParleyError('MODEL_ERROR', 'The model is down') };
+    server = await startTestServer({ webhooks: WEBHOOKS, model });
+    cleanup.push(async () => server[Symbol.asyncDispose]());
+    const api = client(server.url);
+    const { secret } = (await api.subscribe({ url: receiver.url, events: ['reply.failed'] })).body
+      .data as { secret: string };
+    const channelId = randomUUID();
+    const answer = await api.say(channelId, 'hello?');
+    expect(answer.status).toBe(502);
+    const [request] = await until(
+      () => receiver.received,
+      (requests) => requests.length >= 1,
+    );
+    const event = new Webhook(secret).verify(request!.body, {
+      'webhook-id': String(request!.headers['webhook-id']),
+      'webhook-timestamp': String(request!.headers['webhook-timestamp']),
+      'webhook-signature': String(request!.headers['webhook-signature']),
+    }) as { type: string; data: Record<string, unknown> };
+    expect(event.type).toBe('reply.failed');
+    const [stored] = (await api.call('GET', `/api/messaging/channels/${channelId}/messages`)).body
+      .data as {
+      id: string;
+    }[];
+    expect(event.data).toEqual({
+      channelId,
+      replyId: expect.any(String) as unknown,
+      messageId: stored!.id,
+      error: { code: 'MODEL_ERROR', message: 'The model is down' },
+    });
   });
 
   it('refuses bad subscriptions with a 400 naming the field, and unknown ids with a 404', async () => {

@@ -433,7 +433,7 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       expect(await history(channelId)).toHaveLength(1);
     });
 
-    it('channel messages: a retry in any mode gets the same message and the same reply, stored once', async () => {
+    it('channel messages: a retry gets the same message and the same reply, stored once; anything else asked is a 409', async () => {
       const channelId = randomUUID();
       model.behaviour = { reply: 'Only once.' };
       const key = { 'idempotency-key': 'retry-me' + randomUUID() };
@@ -448,29 +448,39 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       ).json()) as typeof first;
       expect(again).toEqual(first);
       expect(first.agentResponse.text).toBe('Only once.');
-
-      const streamed = await post(channelPath(channelId), { ...message, mode: 'stream' }, key);
-      const events = parseSse(await streamed.text());
-      expect(events[0]).toMatchObject({
-        event: 'user_message',
-        data: { id: first.userMessage.id },
-      });
-      expect(events.at(-1)).toMatchObject({ event: 'done', data: { text: 'Only once.' } });
-
-      const queued = await post(channelPath(channelId), { ...message, mode: 'websocket' }, key);
-      expect(queued.status).toBe(202);
-      expect(await queued.json()).toMatchObject({ replyId: first.replyId });
       expect((await history(channelId)).map((m) => m.content)).toEqual([
         'Only once.',
         'do it once',
       ]);
 
-      const changed = await post(
-        channelPath(channelId),
-        { ...message, text: 'something else' },
-        key,
-      );
-      expect(changed.status).toBe(409);
+      // The same key asking anything else (as the HTTP guide says: another body) is a 409, and stores nothing.
+      for (const changed of [
+        { text: 'something else' },
+        { mode: 'stream' },
+        { mode: 'websocket' },
+        { senderName: 'Someone' },
+        { metadata: { other: true } },
+        { agentId: AGENT_B.id },
+      ]) {
+        const response = await post(channelPath(channelId), { ...message, ...changed }, key);
+        expect(response.status, JSON.stringify(changed)).toBe(409);
+      }
+      expect(await history(channelId)).toHaveLength(2);
+    });
+
+    it('channel messages in stream mode: a retry streams the same reply again, from storage', async () => {
+      const channelId = randomUUID();
+      model.behaviour = { reply: 'Streamed once.' };
+      const key = { 'idempotency-key': randomUUID() };
+      const message = { text: 'stream it once', entityId: 'u', mode: 'stream' };
+      const first = parseSse(await (await post(channelPath(channelId), message, key)).text());
+      const again = parseSse(await (await post(channelPath(channelId), message, key)).text());
+      expect(again[0]).toMatchObject({ event: 'user_message', data: first[0]!.data as object });
+      expect(again.at(-1)).toMatchObject({ event: 'done', data: { text: 'Streamed once.' } });
+      expect((await history(channelId)).map((m) => m.content)).toEqual([
+        'Streamed once.',
+        'stream it once',
+      ]);
     });
 
     it('refuses an empty or over-long key with 400', async () => {

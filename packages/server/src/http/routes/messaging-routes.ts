@@ -12,10 +12,10 @@ import type { ReplyFinalPart } from '../../messaging/reply-part';
 import type { ReplyStream } from '../../messaging/reply-stream';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
-import { idempotentMessageId } from '../idempotency-key';
+import { idempotencyKey } from '../idempotency-key';
 import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
-import { sendReplyEvents, sendStoredReply, startOf } from '../reply-events';
+import { sendReplyEvents, startOf } from '../reply-events';
 import { createSseStream } from '../sse-stream';
 
 /** Options of {@link messagingRoutes}. */
@@ -39,7 +39,7 @@ export function messagingRoutes(
 
   routes.post('/api/messaging/submit', async (c) => {
     const body = await readJsonBody(c, agentMessageSchema, 'message');
-    const { message } = await messaging.submit(body, idempotentMessageId(c, 'submit'));
+    const { message } = await messaging.submit(body, idempotencyKey(c));
     return c.json(success(message), 201);
   });
 
@@ -54,11 +54,10 @@ export function messagingRoutes(
     // A client reconnecting to a stream (an EventSource, @parley/client) repeats the request with the id of
     // the last event it got: it continues that reply instead of posting the message again.
     const resumeFrom = parseEventId(c.req.header('last-event-id'));
-    if (resumeFrom) return resume(messaging, resumeFrom, options);
+    if (resumeFrom) return resume(messaging, resumeFrom, options, channelId);
 
     const body = await readJsonBody(c, channelMessageRequestSchema, 'message');
-    const messageId = idempotentMessageId(c, 'channel-message');
-    const { message, agent, replayed } = await messaging.postUserMessage({
+    const { message, reply } = await messaging.converse({
       channelId,
       text: body.text,
       entityId: body.entityId,
@@ -66,13 +65,9 @@ export function messagingRoutes(
       metadata: body.metadata,
       agentId: body.agentId,
       source: 'api',
-      messageId,
-      idempotent: messageId !== undefined,
+      idempotencyKey: idempotencyKey(c),
+      delivery: body.mode,
     });
-    // A retry of a request already taken gets the same reply again, never a second one.
-    const reply = replayed
-      ? await messaging.replyOnce(agent, message)
-      : messaging.reply(agent, message);
     const userMessage = { id: message.id, text: message.content };
 
     if (body.mode === 'stream') {
@@ -108,24 +103,19 @@ export function messagingRoutes(
 
 /**
  * The rest of a reply's events after `from`: live while the reply runs (or from memory shortly after), else
- * from storage. A stream the client already saw to its end answers 204, which tells an EventSource to stop.
+ * from storage; with `channelId`, only a reply of that channel. A stream the client already saw to its end
+ * answers 204, which tells an EventSource to stop.
  */
 async function resume(
   messaging: MessagingService,
   from: ReplyPosition,
   options: MessagingRoutesOptions,
+  channelId?: string,
 ): Promise<Response> {
   if (from.kind === 'end') return new Response(null, { status: 204 });
-  const live = messaging.findReply(from.replyId);
-  if (live) {
-    const sse = createSseStream(options.sseKeepAliveMs);
-    sendReplyEvents(live, sse, from);
-    return sse.response;
-  }
-  const stored = await messaging.findMessage(from.replyId);
-  if (!stored) throw new ParleyError('NOT_FOUND', `No reply ${from.replyId} to resume`);
+  const reply = await messaging.openReply(from.replyId, channelId);
   const sse = createSseStream(options.sseKeepAliveMs);
-  sendStoredReply(stored, sse, from);
+  sendReplyEvents(reply, sse, from);
   return sse.response;
 }
 

@@ -1,6 +1,6 @@
 import { ParleyError } from '@parley/core';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './app-env';
+import type { AppEnv } from '../http/app-env';
 
 /** Methods whose requests carry a body. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

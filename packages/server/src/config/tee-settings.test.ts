@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
-import { parseTeeConfig } from './tee-config';
+import { ConfigError } from './config-error';
+import { parseTeeConfig } from './tee-settings';
 
 const SALT = 'a-salt-of-sufficient-length';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedTokenBucket } from './keyed-token-bucket';
+import { KeyedTokenBucket } from './token-bucket';
 
 describe('KeyedTokenBucket', () => {
   it('allows a burst, then one token per 1/perSecond, per key', () => {

@@ -1,7 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import type { AppEnv } from './app-env';
+import type { AppEnv } from '../http/app-env';
 import { isLoopbackHost } from './host-allow-list';
 
 /** Methods a browser sends cross-site without asking first; they never change anything here. */
@@ -57,5 +58,32 @@ export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEn
       }
     }
     return headers(c, next);
+  };
+}
+
+/**
+ * The socket's origin rule. The interface makes the socket accept every origin, and so it does by default: a
+ * page on any site can open it, and without a server token that page can join, post and read (the README says
+ * so). An operator who lists `allowedOrigins` (`ALLOWED_ORIGINS`) on a server without a token narrows the socket
+ * to the REST rule: a browser handshake from an origin other than the server's own, a loopback one or a listed
+ * one is refused. Clients that are not browsers send no Origin and are not affected. With a token, any origin:
+ * a page on another site does not have the token.
+ */
+export function createSocketOriginPolicy(options: {
+  authToken?: string;
+  allowedOrigins?: readonly string[];
+}): (request: IncomingMessage) => boolean {
+  if (options.authToken || options.allowedOrigins === undefined) return () => true;
+  const allowed = options.allowedOrigins;
+  return (request) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return true;
+    const host = request.headers.host;
+    if (!host) return false;
+    try {
+      return isAllowedOrigin(origin, `http://${host}/`, allowed);
+    } catch {
+      return false;
+    }
   };
 }

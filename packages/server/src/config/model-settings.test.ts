@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
-import { createModelFromEnv } from './model-from-env';
-import { startFakeOpenAIServer } from './testing/fake-openai-server';
+import { ConfigError } from './config-error';
+import { createModelFromEnv } from './model-settings';
+import { startFakeOpenAIServer } from '../models/testing/fake-openai-server';
 
 describe('createModelFromEnv', () => {
   it('uses the offline model when MODEL_PROVIDER is unset or eliza', () => {

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 
 /**
- * A name-based UUID (version 5, RFC 9562): the same name in the same namespace always gives the same id.
- * Written here (ten lines over node:crypto) because example plugins depend on the SDK alone.
+ * A name-based UUID (version 5, RFC 9562: SHA-1 of the namespace's bytes and the name): the same name in the
+ * same namespace always gives the same id, so a retried delivery maps to the message it already stored.
+ * Written over node:crypto (a dozen lines) rather than taken from a UUID library, so that the SDK adds no
+ * dependency to every plugin.
+ *
+ * @example
+ * const messageId = uuidV5(`github:${deliveryId}`, MY_NAMESPACE);
  */
 export function uuidV5(name: string, namespace: string): string {
   const hash = createHash('sha1')

@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { API_KEY_HEADER, ParleyError } from '@parley/core';
-import { safeEqual } from '@parley/plugin-sdk';
+import { ParleyError } from '@parley/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { isLoopbackAddress } from '../http/connection-limits';
-import { KeyedTokenBucket } from './keyed-token-bucket';
+import { hasServerToken, offeredApiKey } from './api-key';
+import {
+  addressGroup,
+  clientAddressOf,
+  createClientAddress,
+  isLoopbackAddress,
+  type TrustProxy,
+} from './client-address';
+import { KeyedTokenBucket } from './token-bucket';
 
 /** Per-client request rate limits; `ServerOptions.rateLimit` takes them. */
 export interface RateLimitOptions {
@@ -16,12 +22,12 @@ export interface RateLimitOptions {
   /** Clients tracked at once; the least recent are forgotten beyond (default 10000). */
   maxClients?: number;
   /**
-   * Take the client address from the last `X-Forwarded-For` entry (the one the proxy in front added) instead
-   * of the connection (default false: only behind a reverse proxy you run, or clients can pick their address).
+   * Which peers are proxies whose `X-Forwarded-For` names the client (see {@link TrustProxy}; default false:
+   * the connection's address). `ServerOptions.trustProxy` sets it for every guard at once.
    */
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
   /**
-   * Whether loopback peers are limited too (default false: they are this machine, a local proxy without
+   * Whether loopback clients are limited too (default false: they are this machine, a local proxy without
    * `trustProxy`, tests and benchmarks). In-process requests (`app.request`) are never limited.
    */
   limitLoopback?: boolean;
@@ -31,36 +37,37 @@ export interface RateLimitOptions {
 
 /** What the server passes besides the operator's options. */
 interface RateLimitContext {
-  /** The server's token: a request carrying it is counted by key rather than by address. */
+  /** The server's token: a request carrying it is counted by key and address rather than address alone. */
   authToken?: string;
 }
 
 /** The defaults of {@link RateLimitOptions}. */
 export const RATE_LIMIT_DEFAULTS = { burst: 60, perSecond: 10, maxClients: 10_000 } as const;
 
-/** The address of the peer, from the node adapter's incoming message; undefined for in-process requests. */
-function peerAddress(c: Context<AppEnv>): string | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress;
+function incomingOf(c: Context<AppEnv>): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
 /**
- * Who a request counts against: its API key when that is the server's token (hashed: no secret is kept), else
- * its address. Only a valid key gets a bucket of its own; otherwise a client could send a new made-up key with
- * every request and never run out.
+ * Who a request counts against: its address group (an IPv6 /64), and, when it carries the server's token,
+ * the token too (hashed: no secret is kept). Every holder of the token is a client of its own, as every
+ * address is; a made-up key counts against the address, or a client could send a new one with every request
+ * and never run out.
  */
 function clientKey(c: Context<AppEnv>, address: string, authToken: string | undefined): string {
-  const apiKey = c.req.header(API_KEY_HEADER);
-  if (apiKey && authToken && safeEqual(apiKey, authToken)) {
-    return `key:${createHash('sha256').update(apiKey).digest('base64url').slice(0, 22)}`;
+  const group = addressGroup(address);
+  const offered = offeredApiKey({ header: (name) => c.req.header(name) });
+  if (authToken && offered && hasServerToken(offered, authToken)) {
+    const key = createHash('sha256').update(offered).digest('base64url').slice(0, 22);
+    return `key:${key}:${group}`;
   }
-  return `address:${address}`;
+  return `address:${group}`;
 }
 
 /**
- * Rate-limits requests per client (API key, else address) with a token bucket: over the limit, 429
- * `RATE_LIMITED` with `Retry-After` in whole seconds. Each call makes its own buckets, so messaging and plugin
- * routes can have separate budgets.
+ * Rate-limits requests per client (address, and token when it carries the server's) with a token bucket: over
+ * the limit, 429 `RATE_LIMITED` with `Retry-After` in whole seconds. Each call makes its own buckets, so
+ * messaging, the other built-in endpoints and plugin routes can have separate budgets.
  *
  * @example
  * app.use('/api/messaging/*', rateLimit({ burst: 30, perSecond: 5 }));
@@ -75,13 +82,10 @@ export function rateLimit(
     options.maxClients ?? RATE_LIMIT_DEFAULTS.maxClients,
     options.now,
   );
+  const clientAddress = createClientAddress(options.trustProxy);
   return async (c, next) => {
-    let address = peerAddress(c);
+    const address = clientAddressOf(incomingOf(c), clientAddress);
     if (address === undefined) return next();
-    if (options.trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
-      if (forwarded) address = forwarded;
-    }
     if (!options.limitLoopback && isLoopbackAddress(address)) return next();
     const waitMs = buckets.take(clientKey(c, address, context.authToken));
     if (waitMs > 0) {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createHttpApp, type HttpAppOptions } from './create-app';
-import { defaultAllowedHosts, isLoopbackHost } from './host-allow-list';
+import { createHttpApp, type HttpAppOptions } from '../http/create-app';
+import { createHostPolicy, defaultAllowedHosts, isLoopbackHost } from './host-allow-list';
 import { isJsonContentType } from './json-content-type';
 
 const channelPath = '/api/messaging/channels/3f2504e0-4f89-41d3-9a0c-0305e82c3301/messages';
@@ -115,13 +115,20 @@ describe('browser safety without a token', () => {
     }
   });
 
-  it('takes an explicit Host allow-list, and allows any Host when bound beyond loopback', async () => {
+  it('takes an explicit Host allow-list; bound beyond loopback, only a loopback connection is held to loopback Hosts', async () => {
     const listed = appWith({ allowedHosts: ['parley.example.com', '.internal.example'] }).app;
     expect((await listed.request(`http://parley.example.com${channelPath}`)).status).toBe(200);
     expect((await listed.request(`http://a.internal.example${channelPath}`)).status).toBe(200);
     expect((await listed.request(`http://localhost${channelPath}`)).status).toBe(403);
+    // Bound beyond loopback: a request that came over loopback (or in process) must still name a loopback Host
+    // (a rebound DNS name reaches nothing); one that came from another address may name any.
     const open = appWith({ bindHost: '0.0.0.0' }).app;
-    expect((await open.request(`http://anything.example${channelPath}`)).status).toBe(200);
+    expect((await open.request(`http://anything.example${channelPath}`)).status).toBe(403);
+    expect((await open.request(`http://localhost${channelPath}`)).status).toBe(200);
+    const policy = createHostPolicy({ bindHost: '0.0.0.0' });
+    expect(policy('anything.example', '10.0.0.5')).toBe(true);
+    expect(policy('anything.example', '127.0.0.1')).toBe(false);
+    expect(policy('anything.example', '::ffff:127.0.0.1')).toBe(false);
   });
 
   it('answers CORS for its own, loopback and listed origins only', async () => {

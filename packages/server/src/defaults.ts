@@ -1,0 +1,56 @@
+const MEBIBYTE = 1024 * 1024;
+
+/**
+ * Every default of a Parley server, in one place: the settings schema (`config/settings-schema.ts`) fills
+ * unset settings from it, and `createServer`, the plugin routes and the plugin test app fall back to it when an
+ * option is not given. So a server built in code and one started from the environment behave alike.
+ *
+ * This module imports nothing: every folder may read it without an import circle.
+ */
+export const DEFAULTS = {
+  /** `PORT`, `port`. */
+  port: 3000,
+  /** `HOST`, `host`: loopback only until the operator says otherwise. */
+  host: '127.0.0.1',
+  /** `DATA_DIR`: the embedded database's folder, relative to the working directory. */
+  dataDir: '.parley',
+  /** `LOG_LEVEL`. */
+  logLevel: 'info',
+  /** `REQUEST_LOG_LEVEL`, `requestLogLevel`. */
+  requestLogLevel: 'info',
+  /** `BODY_LIMIT`, `bodyLimit`: largest JSON, text or form body in bytes. */
+  bodyLimit: MEBIBYTE,
+  /** `UPLOAD_LIMIT`, `uploadLimit`: largest multipart upload on plugin routes in bytes. */
+  uploadLimit: 10 * MEBIBYTE,
+  /** `SYNC_TIMEOUT_MS`, `syncTimeoutMs`: how long a `sync` channel message waits for the reply. */
+  syncTimeoutMs: 60_000,
+  /** `ROUTE_TIMEOUT_MS`, `routeTimeoutMs`: plugin route handler timeout when a route sets none. */
+  routeTimeoutMs: 30_000,
+  /** `sseKeepAliveMs`: keep-alive comment interval on `stream` replies. */
+  sseKeepAliveMs: 15_000,
+  /** `shutdownTimeoutMs`: how long `stop()` lets requests and streams finish. */
+  shutdownTimeoutMs: 10_000,
+  /** `socketMaxPayloadBytes`: largest socket transport frame. */
+  socketMaxPayloadBytes: MEBIBYTE,
+  /** `socketMaxMessageBytes`: largest socket `message` payload in bytes of JSON. */
+  socketMaxMessageBytes: 64 * 1024,
+  /** `socketRateLimit`: events a socket connection may send in a burst, then per second. */
+  socketRateLimit: { burst: 40, perSecond: 20 },
+  /** `socketMaxRooms`: rooms one socket connection may be in at once. */
+  socketMaxRooms: 100,
+  /** `MODEL_PROVIDER`: the offline ELIZA responder. */
+  modelProvider: 'eliza',
+  /** `OPENAI_BASE_URL` with `MODEL_PROVIDER=openai`. */
+  openaiBaseUrl: 'https://api.openai.com/v1',
+  /** `MODEL_TIMEOUT_MS`: how long one model call may take. */
+  modelTimeoutMs: 60_000,
+  /** `TEE_MODE`: no TEE. */
+  teeMode: 'OFF',
+  /** `TEE_VENDOR`. */
+  teeVendor: 'phala',
+} as const;
+
+/** The address a server's own links use before it has bound its port. */
+export function defaultServerUrl(port: number = DEFAULTS.port): string {
+  return `http://localhost:${port}`;
+}

@@ -1,0 +1,121 @@
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Which peers are proxies whose `X-Forwarded-For` is believed: `false` none (the connection's address is the
+ * client's); a list of proxy addresses and CIDR blocks (`127.0.0.1`, `10.0.0.0/8`, `fd00::/8`, or `loopback`
+ * for 127.0.0.0/8 and ::1); `true` the one proxy directly in front, whatever its address (only when nothing
+ * but that proxy can reach the server).
+ */
+export type TrustProxy = boolean | readonly string[];
+
+/** An address without the IPv4-mapped prefix (`::ffff:1.2.3.4` is `1.2.3.4`); undefined when not an address. */
+export function plainAddress(address: string | undefined): string | undefined {
+  if (!address) return undefined;
+  const bare = address.trim().replace(/^\[|\]$/g, '');
+  const plain = /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(bare) ? bare.slice(7) : bare;
+  return isIP(plain) === 0 ? undefined : plain.toLowerCase();
+}
+
+/** Whether an address is a loopback one (127.0.0.0/8, ::1, or IPv4-mapped loopback). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  const plain = plainAddress(address);
+  if (!plain) return false;
+  if (isIP(plain) === 4) return plain.startsWith('127.');
+  return plain === '::1';
+}
+
+/** The eight 16-bit groups of an IPv6 address. */
+function ipv6Groups(address: string): number[] {
+  const [head = '', tail] = address.split('::') as [string, string | undefined];
+  // A trailing dotted IPv4 (`::ffff:1.2.3.4`) is two groups.
+  const groupsOf = (text: string) =>
+    (text === '' ? [] : text.split(':')).flatMap((group) => {
+      if (!group.includes('.')) return [parseInt(group, 16)];
+      const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number);
+      return [(a << 8) | b, (c << 8) | d];
+    });
+  const left = groupsOf(head);
+  const right = tail === undefined ? [] : groupsOf(tail);
+  const fill = tail === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
+  return [...left, ...fill, ...right];
+}
+
+/**
+ * The key one client's limits count against: an IPv4 address as is, an IPv6 address by its /64 (what one
+ * household or one server is given, so one holder cannot spread over 2^64 addresses). Not an address: as given.
+ */
+export function addressGroup(address: string): string {
+  const plain = plainAddress(address);
+  if (!plain) return address;
+  if (isIP(plain) === 4) return plain;
+  const groups = ipv6Groups(plain).slice(0, 4);
+  return `${groups.map((group) => group.toString(16)).join(':')}::/64`;
+}
+
+/** Whether `address` (plain) is in `blocks`. */
+function inBlocks(blocks: BlockList, address: string): boolean {
+  return blocks.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** A BlockList of the trusted proxies; throws RangeError on an entry that is neither an address nor a CIDR. */
+export function trustedProxyList(entries: readonly string[]): BlockList {
+  const blocks = new BlockList();
+  for (const raw of entries) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === 'loopback') {
+      blocks.addSubnet('127.0.0.0', 8, 'ipv4');
+      blocks.addAddress('::1', 'ipv6');
+      continue;
+    }
+    const [address, bits, extra] = entry.split('/');
+    const plain = plainAddress(address);
+    const family = plain && isIP(plain) === 4 ? 'ipv4' : 'ipv6';
+    const max = family === 'ipv4' ? 32 : 128;
+    const prefix = bits === undefined ? max : Number(bits);
+    if (!plain || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
+      throw new RangeError(`"${raw}" is not a proxy address or CIDR block (e.g. 10.0.0.0/8)`);
+    }
+    blocks.addSubnet(plain, prefix, family);
+  }
+  return blocks;
+}
+
+/**
+ * The one reading of a client's address, for rate limits and the socket handshake: the connection's peer, or,
+ * when that peer is a trusted proxy, the address it put in `X-Forwarded-For`. The header is read from the right
+ * (the entry the nearest proxy appended) and each entry is believed only while the hop that wrote it is a
+ * trusted proxy; an entry that is not an address stops the walk at the hop that sent it. So a client that
+ * writes its own `X-Forwarded-For` gains nothing: a trusted proxy appends the real address after it, and a
+ * client that connects directly is no trusted proxy. Undefined when there is no peer (in-process requests).
+ */
+export function createClientAddress(
+  trustProxy: TrustProxy = false,
+): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string | undefined {
+  const blocks = Array.isArray(trustProxy) ? trustedProxyList(trustProxy) : undefined;
+  const trusted = (address: string, hop: number) =>
+    blocks ? inBlocks(blocks, address) : trustProxy === true && hop === 0;
+  return (peer, forwardedFor) => {
+    let client = plainAddress(peer) ?? peer;
+    if (client === undefined || trustProxy === false || (Array.isArray(trustProxy) && !blocks)) {
+      return client;
+    }
+    const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
+    const chain = header ? header.split(',').reverse() : [];
+    for (let hop = 0; hop < chain.length && trusted(client, hop); hop += 1) {
+      const entry = plainAddress(chain[hop]);
+      if (entry === undefined) break;
+      client = entry;
+    }
+    return client;
+  };
+}
+
+/** The peer address and `X-Forwarded-For` of a node request. */
+export function clientAddressOf(
+  request: Pick<IncomingMessage, 'socket' | 'headers'> | undefined,
+  clientAddress: ReturnType<typeof createClientAddress>,
+): string | undefined {
+  if (!request?.socket) return undefined;
+  return clientAddress(request.socket.remoteAddress, request.headers?.['x-forwarded-for']);
+}

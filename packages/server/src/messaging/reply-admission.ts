@@ -1,0 +1,80 @@
+import { ParleyError } from '@parley/core';
+
+/** How much reply work the server takes on before it says no. */
+export interface ReplyLimits {
+  /** Model calls running at once, over all channels (default 32); more wait their turn. */
+  maxConcurrentModelCalls: number;
+  /** Replies waiting or running in one channel (default 16); more are refused with RATE_LIMITED (429). */
+  maxQueuedPerChannel: number;
+  /** Replies waiting or running in all (default 1000); more are refused with UNAVAILABLE (503). */
+  maxQueuedTotal: number;
+}
+
+export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
+  maxConcurrentModelCalls: 32,
+  maxQueuedPerChannel: 16,
+  maxQueuedTotal: 1000,
+};
+
+/** A place taken in the reply queue; released once, when the reply ends or the request fails before it. */
+export interface ReplyTicket {
+  readonly channelId: string;
+  release(): void;
+}
+
+/**
+ * Counts replies waiting or running, per channel and in all, and refuses more than the limits allow. A place is
+ * taken synchronously when the request is admitted, before anything is awaited, so requests arriving together
+ * cannot all pass a check that none of them has been counted in yet.
+ */
+export class ReplyAdmission {
+  readonly #limits: ReplyLimits;
+  readonly #byChannel = new Map<string, number>();
+  #total = 0;
+
+  constructor(limits: ReplyLimits) {
+    this.#limits = limits;
+  }
+
+  /** Takes a place for a reply in `channelId`, or throws UNAVAILABLE (server full) or RATE_LIMITED (channel full). */
+  admit(channelId: string): ReplyTicket {
+    if (this.#total >= this.#limits.maxQueuedTotal) {
+      throw new ParleyError(
+        'UNAVAILABLE',
+        'The server has too many replies in progress; retry later',
+        {
+          details: { retryAfterSeconds: 5 },
+        },
+      );
+    }
+    if ((this.#byChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
+      throw new ParleyError(
+        'RATE_LIMITED',
+        `This channel already has ${this.#limits.maxQueuedPerChannel} messages waiting for a reply; retry later`,
+        { details: { retryAfterSeconds: 2 } },
+      );
+    }
+    this.#count(channelId, 1);
+    let held = true;
+    return {
+      channelId,
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.#count(channelId, -1);
+      },
+    };
+  }
+
+  /** Replies waiting or running, in all. */
+  get pending(): number {
+    return this.#total;
+  }
+
+  #count(channelId: string, delta: 1 | -1) {
+    this.#total += delta;
+    const count = (this.#byChannel.get(channelId) ?? 0) + delta;
+    if (count === 0) this.#byChannel.delete(channelId);
+    else this.#byChannel.set(channelId, count);
+  }
+}

@@ -1,0 +1,73 @@
+import type { ReplyStream } from './reply-stream';
+
+/** A reply the registry holds: its stream and what stops it. */
+export interface RegisteredReply {
+  readonly stream: ReplyStream;
+  /** Aborting it stops the reply's model call; the reply then ends with an error part. */
+  readonly controller: AbortController;
+}
+
+/**
+ * The replies of this process, by id and by the message they answer: running, or finished within the linger
+ * time, so that a client can resume a stream and a retry finds the reply of its first try. Each reply has its own
+ * AbortController (what a cancel aborts), which also follows the server's stop.
+ */
+export class ReplyRegistry {
+  readonly #lingerMs: number;
+  readonly #byId = new Map<string, RegisteredReply>();
+  /** The same replies by the message they answer, for idempotent retries. */
+  readonly #byMessage = new Map<string, RegisteredReply>();
+  /** Replies still running, for a stop of them all. */
+  readonly #running = new Set<AbortController>();
+  #stopReason: unknown;
+  #stopped = false;
+
+  constructor(lingerMs: number) {
+    this.#lingerMs = lingerMs;
+  }
+
+  /** Holds `stream` while it runs and for the linger time after; returns its entry with a controller. */
+  add(stream: ReplyStream): RegisteredReply {
+    const controller = new AbortController();
+    if (this.#stopped) controller.abort(this.#stopReason);
+    else this.#running.add(controller);
+    const entry = { stream, controller };
+    const { replyId, inReplyTo } = stream;
+    this.#byId.set(replyId, entry);
+    if (inReplyTo !== null) this.#byMessage.set(inReplyTo, entry);
+    void stream.ended.then(() => {
+      this.#running.delete(controller);
+      const timer = setTimeout(() => {
+        if (this.#byId.get(replyId) === entry) this.#byId.delete(replyId);
+        if (inReplyTo !== null && this.#byMessage.get(inReplyTo) === entry) {
+          this.#byMessage.delete(inReplyTo);
+        }
+      }, this.#lingerMs);
+      timer.unref();
+    });
+    return entry;
+  }
+
+  /** A reply still held, by its id. */
+  get(replyId: string): RegisteredReply | undefined {
+    return this.#byId.get(replyId);
+  }
+
+  /** The reply still held that answers `messageId`. */
+  answering(messageId: string): RegisteredReply | undefined {
+    return this.#byMessage.get(messageId);
+  }
+
+  /** Whether {@link abortAll} was called. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Stops every reply, running and future (the server is stopping). */
+  abortAll(reason: unknown): void {
+    this.#stopped = true;
+    this.#stopReason = reason;
+    for (const controller of this.#running) controller.abort(reason);
+    this.#running.clear();
+  }
+}
