@@ -18,7 +18,7 @@ import { observingReplies } from './metrics/observe-reply';
 import { apiDocsRoutes } from './http/openapi';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
-import { databaseProbe } from './health';
+import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { roomDelivery } from './messaging/deliver-to-room';
@@ -32,6 +32,7 @@ import {
   createSocketServer,
   type ParleySocketServer,
   socketServerReady,
+  socketServerRooms,
   type SocketServerOptions,
 } from './socket/create-socket-server';
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
@@ -298,6 +299,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     serverRoutes(profiles, {
       readiness: [
         databaseProbe(database.db),
+        roomsProbe(() => socketServerRooms(io)),
         // A stopping server takes no new traffic: load balancers move it elsewhere during the drain.
         () => Promise.resolve({ name: 'accepting', ok: !lifecycle.draining }),
       ],

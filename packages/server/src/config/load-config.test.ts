@@ -188,7 +188,7 @@ describe('loadConfig', () => {
     expect(await configError({}, ['--nope'])).toMatch(/nope/);
   });
 
-  it('reads characters from CHARACTERS, and --character flags win over it', async () => {
+  it('reads characters from CHARACTERS and --character flags, both, each file once', async () => {
     const fromEnv = await loadConfig({ env: { CHARACTERS: 'ada.json, bob.json' }, cwd });
     expect(fromEnv.characters.map((c) => c.name)).toEqual(['Ada', 'Bob']);
     const fromFlags = await loadConfig({
@@ -196,7 +196,13 @@ describe('loadConfig', () => {
       argv: ['--character', 'bob.json'],
       cwd,
     });
-    expect(fromFlags.characters.map((c) => c.name)).toEqual(['Bob']);
+    expect(fromFlags.characters.map((c) => c.name)).toEqual(['Ada', 'Bob']);
+    const twice = await loadConfig({
+      env: { CHARACTERS: 'ada.json' },
+      argv: ['--character', 'ada.json'],
+      cwd,
+    });
+    expect(twice.characters.map((c) => c.name)).toEqual(['Ada']);
   });
 
   it('reads .env, with the process environment taking precedence', async () => {
