@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinAs, type RoomClient } from '../scale/clients';
+import { joinAs, type RoomClient, within } from '../scale/clients';
 import {
   type ClusterNode,
   POSTGRES_ADMIN_URL,
@@ -102,8 +102,43 @@ describe.skipIf(unavailable)(
         await Promise.all(load);
         expect(refused).toBeGreaterThan(0); // the cut happened under load
 
-        // Across processes again: a message and its reply posted through one and two reach a watcher on three
-        // (the adapter's LISTEN connections and the sequencer's are back).
+        // Rooms span the processes again within seconds. socket.io's PostgreSQL adapter carries events by
+        // NOTIFY, which nobody keeps: an event sent before a process has LISTENed again is not delivered to it.
+        // So each process posts until a member on every other process has seen one of its posts, within
+        // 30 s of the restore; after that, delivery is exact.
+        const members = await Promise.all(
+          nodes.map((node, index) => joinAs(node.url, 'websocket', roomId, `member ${index}`)),
+        );
+        try {
+          for (const [from, node] of nodes.entries()) {
+            await expect
+              .poll(
+                async () => {
+                  const id = await submit(node.url, roomId, `probe from ${from}`);
+                  const others = members.filter((_, index) => index !== from);
+                  return Promise.all(
+                    others.map((member) =>
+                      within(
+                        member.broadcast((broadcast) => broadcast.id === id, 'a probe'),
+                        'a probe',
+                        2000,
+                      ),
+                    ),
+                  ).then(
+                    () => 'delivered',
+                    () => 'not yet',
+                  );
+                },
+                { timeout: 30_000, interval: 100 },
+              )
+              .toBe('delivered');
+          }
+        } finally {
+          for (const member of members) member.close();
+        }
+
+        // Across processes, exactly: a message and its reply posted through one and two reach a watcher on
+        // three (the adapter's LISTEN connections and the sequencer's are back).
         for (const node of [one, two]) {
           const id = await postToChannel(node.url, roomId, `back ${node.url}`);
           await watcher.broadcast(
