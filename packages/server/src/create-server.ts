@@ -11,7 +11,7 @@ import { createHostPolicy } from './http/host-allow-list';
 import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './http/exposure-warning';
-import { apiDocsRoutes } from './http/openapi';
+import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe } from './health';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ParleyServer } from '../../create-server';
 import { createLogger } from '../../logger';
 import { createMetrics, metricsRoutes } from '../../metrics';
-import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from './api-docs-routes';
-import { DOCS_PATH } from './docs-page';
+import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from '../api-docs-routes';
+import { DOCS_PATH } from '../docs-page';
 import type { OpenApiDocument } from './create-openapi-document';
 import { toOpenApiPath } from './openapi-path';
 

@@ -1,12 +1,9 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
-import {
-  createAsyncApiDocument,
-  type AsyncApiDocument,
-} from '../asyncapi/create-asyncapi-document';
-import { createOpenApiDocument, type OpenApiDocument } from './create-openapi-document';
+import type { AppEnv } from '../http/app-env';
+import { createAsyncApiDocument, type AsyncApiDocument } from './asyncapi/create-asyncapi-document';
+import { createOpenApiDocument, type OpenApiDocument } from './openapi/create-openapi-document';
 import { DOCS_PATH, docsInitScript, docsPageHtml } from './docs-page';
-import type { DocumentedPluginRoute } from './plugin-operations';
+import type { DocumentedPluginRoute } from './openapi/plugin-operations';
 import { SWAGGER_UI_FILES, readSwaggerUiFile } from './swagger-ui-assets';
 
 /** Where the OpenAPI document is served. */

@@ -1,5 +1,5 @@
 import { ERROR_CODES, apiErrorBodySchema, type ErrorCode } from '@parley/core';
-import { jsonSchemaOf, type JsonSchema } from './json-schema-of';
+import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
 
 /** Name of the shared error envelope schema in `components.schemas`. */
 export const ERROR_SCHEMA_NAME = 'ApiError';

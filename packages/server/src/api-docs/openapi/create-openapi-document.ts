@@ -6,7 +6,7 @@ import {
   type OperationResponse,
 } from './built-in-operations';
 import { ERROR_SCHEMA_NAME, errorEnvelopeSchema, errorResponses } from './error-responses';
-import { jsonSchemaOf, type JsonSchema } from './json-schema-of';
+import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
 

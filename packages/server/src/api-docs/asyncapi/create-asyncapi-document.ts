@@ -1,6 +1,6 @@
 import { API_KEY_HEADER, SOCKET_MESSAGE_TYPE, socketAckSchema } from '@parley/core';
 import { z } from 'zod';
-import { jsonSchemaOf, type JsonSchema } from '../openapi/json-schema-of';
+import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
 import { CLIENT_EVENTS, SERVER_EVENTS, type DocumentedSocketEvent } from './socket-event-schemas';
 
 /** Options of {@link createAsyncApiDocument}. */
