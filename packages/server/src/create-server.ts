@@ -269,7 +269,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     }),
   );
   let pluginEntries: readonly PluginRouteEntry[] = [];
-  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries }));
+  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

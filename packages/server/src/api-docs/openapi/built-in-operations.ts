@@ -14,6 +14,8 @@ import {
   type ErrorCode,
 } from '@parley/core';
 import { z } from 'zod';
+import { isBuiltInPath } from '../../http/create-app';
+import { isOpenPath } from '../../http/routes/server-routes';
 import { MAX_NONCE_LENGTH } from '../../tee/tee-service';
 
 /** One response of an operation: a JSON body, server-sent events, or none. */
@@ -27,6 +29,9 @@ export interface OperationResponse {
   text?: string;
 }
 
+/** The ways a caller can present the server token (`components.securitySchemes`). */
+export type SecuritySchemeName = 'apiKey' | 'bearer';
+
 /** An endpoint as the documents describe it: the zod schemas its handler validates with, and its answers. */
 export interface DocumentedOperation {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -36,16 +41,77 @@ export interface DocumentedOperation {
   summary: string;
   description?: string;
   tag: string;
-  /** Whether `x-api-key` is required when the server has a token. */
-  auth: boolean;
+  /** How the token is accepted when the server has one; empty: open without a token. */
+  auth: readonly SecuritySchemeName[];
   pathParams?: Record<string, z.ZodType>;
   query?: z.ZodObject;
   /** Request headers the endpoint reads, by name. */
   headers?: Record<string, z.ZodType>;
   body?: z.ZodType;
+  /** The answers of the endpoint itself (the guards' failures come from {@link guardErrorsOf}). */
   responses: Record<string, OperationResponse>;
+  /** The failures the handler itself gives, besides the guards'. */
   errors: readonly ErrorCode[];
 }
+
+/**
+ * The `security` of an operation: any one of the schemes, or none at all (the server has no token); `[]` when
+ * the endpoint is open.
+ */
+export function securityOf(schemes: readonly SecuritySchemeName[]): Record<string, string[]>[] {
+  return schemes.length === 0 ? [] : [...schemes.map((scheme) => ({ [scheme]: [] })), {}];
+}
+
+/** Methods whose requests must carry JSON on built-in paths (`http/json-content-type.ts`). */
+const JSON_BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
+/**
+ * The failures the app's guards (`http/create-app.ts`, in their order) can give a request to `path` before its
+ * handler runs: the Host allow-list on every path and the origin guard on state-changing methods (403), the
+ * per-client rate limits on `/api/messaging/*` and on every path outside the built-in prefixes (429), the body
+ * limit on built-in paths whatever the method (413), the token on built-in paths but health and readiness
+ * (401), and JSON content types on built-in POST, PUT and PATCH (415). Paths outside the built-in prefixes
+ * (`/metrics`, plugin routes) check their token themselves.
+ */
+export function guardErrorsOf(operation: {
+  method: string;
+  path: string;
+  auth: readonly SecuritySchemeName[];
+}): ErrorCode[] {
+  const method = operation.method.toLowerCase();
+  const errors: ErrorCode[] = ['FORBIDDEN'];
+  if (!isBuiltInPath(operation.path) || operation.path.startsWith('/api/messaging/')) {
+    errors.push('RATE_LIMITED');
+  }
+  if (isBuiltInPath(operation.path)) {
+    errors.push('PAYLOAD_TOO_LARGE');
+    if (operation.auth.length > 0 && !isOpenPath(operation.path)) errors.push('UNAUTHORIZED');
+    if (JSON_BODY_METHODS.has(method)) errors.push('UNSUPPORTED_MEDIA_TYPE');
+  }
+  errors.push('INTERNAL');
+  return errors;
+}
+
+/** The request headers of idempotent posts. */
+const IDEMPOTENCY_HEADER = {
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .describe(
+      'Makes a retry safe: the same key on the same endpoint with the same request answers what the first ' +
+        'answered and stores nothing twice (in any process, after a restart); with another request, 409.',
+    ),
+};
+
+/** `Last-Event-ID` as a stream's `id:` lines carry it. */
+const lastEventIdHeader = (what: string) => ({
+  'Last-Event-ID': z
+    .string()
+    .describe(
+      `\`<replyId>:<index>:<offset>\` of the last event received (\`<replyId>:-1:0\`: from the start). ${what}`,
+    ),
+});
 
 const channelId = { channelId: uuidSchema };
 
@@ -54,11 +120,15 @@ const readinessSchema = z.object({
   status: z.literal('ready'),
   checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
 });
-const bodyErrors = ['BAD_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'INTERNAL'] as const;
+
+const NOT_ENVELOPED =
+  'This answer is not in the `{ success, data }` envelope: its fields are at the top level (the interface ' +
+  "reference's shape); failures still use the error envelope.";
 
 /**
- * Every built-in endpoint. The route files validate with the same core schemas, and a test checks this list
- * against the routes the server really mounts, so the document cannot drift from the server.
+ * Every built-in endpoint. The route files validate with the same core schemas, and tests check this list
+ * against the routes the server really mounts and against the statuses they really answer, so the document
+ * cannot drift from the server.
  */
 export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
   {
@@ -68,9 +138,9 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     summary: 'Liveness check',
     description: 'Open without a token, for load-balancer probes.',
     tag: 'server',
-    auth: false,
+    auth: [],
     responses: { 200: { description: 'The server is up.', json: apiSuccessSchema(healthSchema) } },
-    errors: ['INTERNAL'],
+    errors: [],
   },
   {
     method: 'get',
@@ -78,25 +148,27 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     operationId: 'getReadiness',
     summary: 'Readiness check',
     description:
-      'Open without a token. 200 when everything the server needs (the database) is up, else 503 with ' +
-      '`error.details.checks`.',
+      'Open without a token. 200 when everything the server needs (the database) is up and it is not ' +
+      'stopping, else 503 with `error.details.checks`.',
     tag: 'server',
-    auth: false,
+    auth: [],
     responses: { 200: { description: 'Ready.', json: apiSuccessSchema(readinessSchema) } },
-    errors: ['UNAVAILABLE', 'INTERNAL'],
+    errors: ['UNAVAILABLE'],
   },
   {
     method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
     summary: 'Prometheus metrics',
-    description: 'The Prometheus text exposition; needs `x-api-key` when the server has a token.',
+    description:
+      'The Prometheus text exposition (not JSON); needs the token when the server has one. Outside `/api`, so ' +
+      'it has the rate limit of plugin routes and no body limit.',
     tag: 'server',
-    auth: true,
+    auth: ['apiKey'],
     responses: {
       200: { description: 'Metrics in the Prometheus text format.', text: 'text/plain' },
     },
-    errors: ['UNAUTHORIZED', 'INTERNAL'],
+    errors: ['UNAUTHORIZED'],
   },
   {
     method: 'get',
@@ -105,11 +177,11 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     summary: 'List the agents',
     description: 'The first agent is the default agent.',
     tag: 'agents',
-    auth: true,
+    auth: ['apiKey'],
     responses: {
       200: { description: 'The agents.', json: apiSuccessSchema(z.array(agentSummarySchema)) },
     },
-    errors: ['UNAUTHORIZED', 'INTERNAL'],
+    errors: [],
   },
   {
     method: 'post',
@@ -117,23 +189,25 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     operationId: 'submitMessage',
     summary: 'Store an agent message and broadcast it',
     description:
-      "Stores the message and broadcasts it to the channel's room as `messageBroadcast`. No agent is asked to reply.",
+      "Stores the message and broadcasts it to the channel's room as `messageBroadcast`. No agent is asked " +
+      'to reply. With `Idempotency-Key`, a retry answers the stored message again.',
     tag: 'messaging',
-    auth: true,
+    auth: ['apiKey'],
+    headers: IDEMPOTENCY_HEADER,
     body: agentMessageSchema,
     responses: {
       201: { description: 'The stored message.', json: apiSuccessSchema(storedMessageSchema) },
     },
-    errors: bodyErrors,
+    errors: ['BAD_REQUEST', 'CONFLICT', 'UNAVAILABLE'],
   },
   {
     method: 'get',
     path: '/api/messaging/channels/:channelId/messages',
     operationId: 'listChannelMessages',
     summary: "A channel's history, newest first",
-    description: 'Page back with `before` set to the `created_at` of the oldest message received.',
+    description: 'Page back with `before` set to the id of the oldest message received.',
     tag: 'messaging',
-    auth: true,
+    auth: ['apiKey'],
     pathParams: channelId,
     query: channelHistoryQuerySchema,
     responses: {
@@ -142,7 +216,7 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
         json: apiSuccessSchema(z.array(storedMessageSchema)),
       },
     },
-    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL'],
+    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
   },
   {
     method: 'post',
@@ -152,23 +226,43 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     description:
       'The channel is created on first use. `mode` decides how the caller gets the reply: `websocket` answers ' +
       '202 at once and the reply follows on the socket; `stream` answers server-sent events ' +
-      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply.',
+      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply (504 after the ' +
+      'sync timeout; the reply goes on and reaches the room). The `websocket` and `sync` answers are not in ' +
+      'the `{ success, data }` envelope: `success`, `userMessage`, `replyId` (and `agentResponse`) are at the ' +
+      'top level. A request that repeats the post with `Last-Event-ID` (as an EventSource reconnecting does) ' +
+      'continues that reply instead of posting again: events after it, or 204 when the stream had ended.',
     tag: 'messaging',
-    auth: true,
+    auth: ['apiKey'],
     pathParams: channelId,
+    headers: {
+      ...IDEMPOTENCY_HEADER,
+      ...lastEventIdHeader('When present, the body is not read and nothing is posted.'),
+    },
     body: channelMessageRequestSchema,
     responses: {
       200: {
-        description: '`sync`: the full reply (JSON). `stream`: server-sent events.',
+        description:
+          '`sync`: the full reply (JSON, outside the envelope). `stream`, or a repeat with `Last-Event-ID`: ' +
+          'server-sent events.',
         json: syncModeResponseSchema,
         eventStream: true,
       },
       202: {
-        description: '`websocket`: queued; the reply arrives on the socket.',
+        description:
+          '`websocket`: queued; the reply arrives on the socket (JSON, outside the envelope).',
         json: websocketModeResponseSchema,
       },
+      204: { description: 'A repeat with `Last-Event-ID`: the stream already ended there.' },
     },
-    errors: [...bodyErrors, 'NOT_FOUND', 'MODEL_ERROR', 'TIMEOUT'],
+    errors: [
+      'BAD_REQUEST',
+      'NOT_FOUND',
+      'CONFLICT',
+      'RATE_LIMITED',
+      'MODEL_ERROR',
+      'UNAVAILABLE',
+      'TIMEOUT',
+    ],
   },
   {
     method: 'get',
@@ -180,25 +274,28 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       'cannot set headers): live while the reply runs, else from storage. 204 when the stream was already ' +
       'seen to its end. `replyId` comes from the `websocket` mode answer or the `user_message` event.',
     tag: 'messaging',
-    auth: true,
+    auth: ['apiKey'],
     pathParams: { replyId: uuidSchema },
     query: z.object({ lastEventId: z.string().optional() }),
-    headers: { 'Last-Event-ID': z.string() },
+    headers: lastEventIdHeader('Without it, the stream starts at the beginning.'),
     responses: {
       200: { description: 'Server-sent events, as in the `stream` mode.', eventStream: true },
       204: { description: 'The stream already ended at `Last-Event-ID`.' },
     },
-    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'INTERNAL'],
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
   },
   {
     method: 'get',
     path: '/api/tee/status',
     operationId: 'getTeeStatus',
     summary: 'TEE status',
+    description: NOT_ENVELOPED,
     tag: 'tee',
-    auth: true,
-    responses: { 200: { description: 'The TEE status.', json: teeStatusResponseSchema } },
-    errors: ['UNAUTHORIZED', 'INTERNAL', 'UNAVAILABLE'],
+    auth: ['apiKey'],
+    responses: {
+      200: { description: 'The TEE status (outside the envelope).', json: teeStatusResponseSchema },
+    },
+    errors: ['UNAVAILABLE'],
   },
   {
     method: 'get',
@@ -206,11 +303,17 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     operationId: 'listTeeAgents',
     summary: 'Agents registered in the TEE, with attestations',
     description:
-      "Each agent's attestation binds its record; the list's attestation binds the whole list and `nonce`.",
+      "Each agent's attestation binds its record; the list's attestation binds the whole list and `nonce`. " +
+      NOT_ENVELOPED,
     tag: 'tee',
-    auth: true,
+    auth: ['apiKey'],
     query: z.object({ nonce: z.string().max(MAX_NONCE_LENGTH).optional() }),
-    responses: { 200: { description: 'The attested agents.', json: teeAgentsResponseSchema } },
-    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'INTERNAL', 'UNAVAILABLE'],
+    responses: {
+      200: {
+        description: 'The attested agents (outside the envelope).',
+        json: teeAgentsResponseSchema,
+      },
+    },
+    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
   },
 ];

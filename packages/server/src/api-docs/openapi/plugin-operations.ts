@@ -1,5 +1,6 @@
 import type { RouteType } from '@parley/core';
-import { errorResponses } from './error-responses';
+import { guardErrorsOf, securityOf, type SecuritySchemeName } from './built-in-operations';
+import { ERROR_SCHEMA_NAME, errorResponses } from './error-responses';
 import { toOpenApiPath } from './openapi-path';
 
 /** What the documents need of a loaded plugin route; `PluginRouteEntry` of the route table fits. */
@@ -71,6 +72,8 @@ function operationOf(
   const { path, parameters } = toOpenApiPath(route.path);
   const plugins = [...new Set(routes.map((entry) => entry.pluginName))];
   const isPublic = routes.every((entry) => entry.route.public);
+  const auth: SecuritySchemeName[] = isPublic ? [] : ['apiKey'];
+  const method = route.type === 'STATIC' ? 'get' : route.type.toLowerCase();
   const staticNote =
     route.type === 'STATIC'
       ? ' Serves static files (a file, or a folder and what lies beneath it).'
@@ -82,7 +85,7 @@ function operationOf(
     tags: plugins.map((name) => `plugin: ${name}`),
     'x-parley-plugin': first.pluginName,
     ...(route.name === undefined ? {} : { 'x-parley-route-name': route.name }),
-    security: isPublic ? [] : [{ apiKey: [] }, {}],
+    security: securityOf(auth),
     parameters: [
       ...parameters.map((name) => ({
         name,
@@ -102,24 +105,37 @@ function operationOf(
     responses: {
       200: { description: 'Plugin-defined answer.' },
       ...errorResponses([
+        ...guardErrorsOf({ method, path: route.path, auth }),
         'BAD_REQUEST',
         ...(isPublic ? [] : (['UNAUTHORIZED'] as const)),
         'NOT_FOUND',
         'PAYLOAD_TOO_LARGE',
       ]),
       500: {
-        description: 'The handler failed; internal detail is never exposed.',
-        content: { 'application/json': { schema: HANDLER_FAILURE } },
+        description:
+          'The handler failed (its own shape), or the server did (the error envelope); internal detail is ' +
+          'never exposed.',
+        content: {
+          'application/json': {
+            schema: {
+              oneOf: [HANDLER_FAILURE, { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` }],
+            },
+          },
+        },
       },
       504: {
         description: 'The handler did not answer within the route timeout.',
         content: { 'application/json': { schema: HANDLER_FAILURE } },
       },
+      default: {
+        description:
+          'Any other status the handler sets; the statuses above are the only ones the server gives itself.',
+      },
     },
   };
   const body = requestBodyOf(route);
   if (body) operation.requestBody = body;
-  return { path, method: route.type === 'STATIC' ? 'get' : route.type.toLowerCase(), operation };
+  return { path, method, operation };
 }
 
 /**
