@@ -10,7 +10,7 @@ import {
 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ParleyError } from '@parley/core';
+import { ParleyError, uuidSchema } from '@parley/core';
 import type { Plugin, Route } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -176,9 +176,9 @@ function validBodies(operation: Operation, ids: KnownIds): { type: string; body:
 /** The same body with its first text field changed: another request under the same key. */
 function another(body: string): string {
   const value = JSON.parse(body) as Record<string, unknown>;
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   const field = Object.keys(value).find(
-    (key) => typeof value[key] === 'string' && key !== 'mode' && !uuid.test(value[key] as string),
+    (key) =>
+      typeof value[key] === 'string' && key !== 'mode' && !uuidSchema.safeParse(value[key]).success,
   );
   if (field) value[field] = `${String(value[field])} again`;
   return JSON.stringify(value);
@@ -340,18 +340,23 @@ class Ledger {
     this.answers.push({ operation, probe, answer });
   }
 
-  /** Answers whose status the operation does not list, and requests that got no answer at all. */
-  unlisted(): string[] {
-    return this.answers
+  /**
+   * Answers (from the `from`-th on) whose status the operation does not list, and requests that got no answer
+   * at all, each once.
+   */
+  unlisted(from = 0): string[] {
+    const found = this.answers
+      .slice(from)
       .filter(({ operation, answer }) => answer.status === 0 || !isListed(operation, answer.status))
       .map(
         ({ operation, probe, answer }) =>
           `${operation.label} [${probe}] → ${answer.status || answer.error}`,
       );
+    return [...new Set(found)];
   }
 
-  statuses(): Set<number> {
-    return new Set(this.answers.map(({ answer }) => answer.status));
+  statuses(from = 0): Set<number> {
+    return new Set(this.answers.slice(from).map(({ answer }) => answer.status));
   }
 }
 
@@ -460,16 +465,18 @@ describe('every status a route answers is in its document', () => {
   });
 
   it('lists what valid, bad and hostile requests get', async () => {
+    const from = ledger.answers.length;
     for (const operation of operations) {
       await drive(guarded, ledger, operation, [
         ...validProbes(operation, ids),
         ...hostileProbes(operation, ids),
       ]);
     }
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 
   it('lists what an Idempotency-Key reused for another request gets', async () => {
+    const from = ledger.answers.length;
     const keyed = operations.filter((operation) =>
       operation.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
     );
@@ -495,10 +502,11 @@ describe('every status a route answers is in its document', () => {
           .toBe(409);
       }
     }
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 
   it('lists what a failing model gets', async () => {
+    const from = ledger.answers.length;
     model.behaviour = { fail: new ParleyError('MODEL_ERROR', 'The model is down') };
     try {
       for (const operation of operations) {
@@ -507,11 +515,12 @@ describe('every status a route answers is in its document', () => {
     } finally {
       model.behaviour = {};
     }
-    expect(ledger.statuses()).toContain(502);
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.statuses(from)).toContain(502);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 
   it('lists what a hanging model and full reply queues get', async () => {
+    const from = ledger.answers.length;
     const gate = deferred();
     model.behaviour = { gate: gate.promise };
     try {
@@ -529,11 +538,12 @@ describe('every status a route answers is in its document', () => {
       gate.resolve();
       model.behaviour = {};
     }
-    for (const status of [429, 503, 504]) expect(ledger.statuses()).toContain(status);
-    expect(ledger.unlisted()).toEqual([]);
+    for (const status of [429, 503, 504]) expect(ledger.statuses(from)).toContain(status);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 
   it('accepts the token exactly the ways each operation lists', async () => {
+    const from = ledger.answers.length;
     const wrong: string[] = [];
     for (const operation of operations) {
       const [valid] = validProbes(operation, ids) as [Probe];
@@ -557,10 +567,11 @@ describe('every status a route answers is in its document', () => {
       }
     }
     expect(wrong).toEqual([]);
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 
   it('lists what a draining server answers', async () => {
+    const from = ledger.answers.length;
     const gate = deferred();
     model.behaviour = { gate: gate.promise };
     // A stream in flight keeps the server draining (answering, readiness failing) for its grace time.
@@ -587,7 +598,7 @@ describe('every status a route answers is in its document', () => {
       model.behaviour = {};
       await stopping;
     }
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 });
 
@@ -612,6 +623,7 @@ describe('under a rate-limit flood', () => {
   });
 
   it('lists the 429 of every operation that limits, with Retry-After', async () => {
+    const from = ledger.answers.length;
     const ids = { channelId: randomUUID(), replyId: randomUUID() };
     for (const operation of operations) {
       const [valid] = validProbes(operation, ids) as [Probe];
@@ -628,8 +640,8 @@ describe('under a rate-limit flood', () => {
         expect(Number(answer.headers['retry-after']), operation.label).toBeGreaterThan(0);
       }
     }
-    expect(ledger.statuses()).toContain(429);
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.statuses(from)).toContain(429);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 });
 
@@ -695,13 +707,14 @@ describe.skipIf(postgresReason !== undefined)('with the database cut', () => {
   });
 
   it('lists what every operation answers while the database is gone', async () => {
+    const from = ledger.answers.length;
     const ids = await knownIds(cutServer.url);
     await proxy.cut();
     for (const operation of operations) {
       await drive(cutServer, ledger, operation, validProbes(operation, ids));
     }
-    expect(ledger.statuses()).toContain(503);
-    expect(ledger.unlisted()).toEqual([]);
+    expect(ledger.statuses(from)).toContain(503);
+    expect(ledger.unlisted(from)).toEqual([]);
   });
 });
 

@@ -152,8 +152,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         'The HTTP interface of a Parley agent server.',
         '',
         'Answers under `/api` use the envelope `{ success: true, data }`, and every failure under `/api` ' +
-          '`{ success: false, error: { code, message, details? } }`, except these successful answers, whose ' +
-          'fields are at the top level as the interface reference defines them: the channel message answers ' +
+          '`{ success: false, error: { code, message, details? } }`. These successful answers are not in the ' +
+          '`{ success, data }` envelope; their fields are at the top level, as the interface reference defines ' +
+          'them: the channel message answers ' +
           'of the `websocket` and `sync` modes (`success`, `userMessage`, `replyId`, `agentResponse`), the ' +
           'TEE answers (`/api/tee/status`, `/api/tee/agents`), server-sent event streams, and `/metrics` ' +
           '(Prometheus text). Plugin routes answer what their handler sends; their own failures are ' +
