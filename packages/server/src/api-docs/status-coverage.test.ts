@@ -173,13 +173,17 @@ function validBodies(operation: Operation, ids: KnownIds): { type: string; body:
   }
 }
 
-/** The same body with its first text field changed: another request under the same key. */
+/**
+ * The same body with its message text changed (`text`, `content`, else the first other text that is not an
+ * id): another request under the same key, from the same client to the same channel.
+ */
 function another(body: string): string {
   const value = JSON.parse(body) as Record<string, unknown>;
-  const field = Object.keys(value).find(
+  const texts = Object.keys(value).filter(
     (key) =>
       typeof value[key] === 'string' && key !== 'mode' && !uuidSchema.safeParse(value[key]).success,
   );
+  const field = texts.find((key) => key === 'text' || key === 'content') ?? texts[0];
   if (field) value[field] = `${String(value[field])} again`;
   return JSON.stringify(value);
 }
