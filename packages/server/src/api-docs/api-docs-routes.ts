@@ -3,13 +3,11 @@ import type { AppEnv } from '../http/app-env';
 import { createAsyncApiDocument, type AsyncApiDocument } from './asyncapi/create-asyncapi-document';
 import { createOpenApiDocument, type OpenApiDocument } from './openapi/create-openapi-document';
 import { DOCS_PATH, docsInitScript, docsPageHtml } from './docs-page';
+import { ASYNCAPI_PATH, OPENAPI_PATH } from './document-paths';
 import type { DocumentedPluginRoute } from './openapi/plugin-operations';
 import { SWAGGER_UI_FILES, readSwaggerUiFile } from './swagger-ui-assets';
 
-/** Where the OpenAPI document is served. */
-export const OPENAPI_PATH = '/api/openapi.json';
-/** Where the AsyncAPI document is served. */
-export const ASYNCAPI_PATH = '/api/asyncapi.json';
+export { ASYNCAPI_PATH, OPENAPI_PATH };
 
 /** Options of {@link apiDocsRoutes}. */
 export interface ApiDocsRoutesOptions {

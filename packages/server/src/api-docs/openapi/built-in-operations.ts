@@ -17,6 +17,8 @@ import { z } from 'zod';
 import { isBuiltInPath } from '../../http/create-app';
 import { isOpenPath } from '../../http/routes/server-routes';
 import { MAX_NONCE_LENGTH } from '../../tee/tee-service';
+import { DOCS_PATH } from '../docs-page';
+import { ASYNCAPI_PATH, OPENAPI_PATH } from '../document-paths';
 
 /** One response of an operation: a JSON body, server-sent events, or none. */
 export interface OperationResponse {
@@ -315,5 +317,43 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       },
     },
     errors: ['BAD_REQUEST', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: OPENAPI_PATH,
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    description:
+      'OpenAPI 3.1, with the loaded plugin routes. Open without a token: it describes no data.',
+    tag: 'documents',
+    auth: [],
+    responses: {
+      200: { description: 'The OpenAPI document.', json: z.record(z.string(), z.unknown()) },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: ASYNCAPI_PATH,
+    operationId: 'getAsyncApiDocument',
+    summary: 'The AsyncAPI document of the event socket',
+    description: 'AsyncAPI 3. Open without a token.',
+    tag: 'documents',
+    auth: [],
+    responses: {
+      200: { description: 'The AsyncAPI document.', json: z.record(z.string(), z.unknown()) },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: DOCS_PATH,
+    operationId: 'getInteractiveDocs',
+    summary: 'Interactive docs (Swagger UI) of this document',
+    description: 'An HTML page; its script and style are served beneath it, from this server only.',
+    tag: 'documents',
+    auth: [],
+    responses: { 200: { description: 'The page.', text: 'text/html' } },
+    errors: [],
   },
 ];

@@ -65,11 +65,16 @@ afterAll(async () => {
 
 /** The routes the real server mounts, as `METHOD /openapi/{path}`: the table the document must cover. */
 function mountedOperations(): Set<string> {
-  const docsPaths = new Set(apiDocsRoutes().routes.map((route) => route.path));
+  // The interactive docs' own script and assets belong to their page.
+  const assets = new Set(
+    apiDocsRoutes()
+      .routes.map((route) => route.path)
+      .filter((path) => path.startsWith(`${DOCS_PATH}/`)),
+  );
   const mounted = new Set<string>();
   for (const { method, path } of server.app.routes) {
-    // Middleware, the documents themselves, and folder wildcards (documented with their STATIC route).
-    if (method === 'ALL' || docsPaths.has(path) || path.endsWith('/*')) continue;
+    // Middleware, the docs page's assets, and folder wildcards (documented with their STATIC route).
+    if (method === 'ALL' || assets.has(path) || path.endsWith('/*')) continue;
     mounted.add(`${method} ${toOpenApiPath(path).path}`);
   }
   return mounted;
