@@ -18,7 +18,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'The request has a body method but its Content-Type is not JSON.',
   RATE_LIMITED:
     "Too many requests from this client (its token, else its address), or too many of the channel's " +
-    'messages waiting for a reply; `details.retryAfterSeconds` says when to retry.',
+    'messages waiting for a reply; `Retry-After` or `details.retryAfterSeconds` says when to retry.',
   INTERNAL: 'Internal error; the body never carries internal detail.',
   MODEL_ERROR: 'The model provider failed.',
   UNAVAILABLE:
@@ -32,8 +32,8 @@ const RETRY_AFTER = {
   'Retry-After': {
     description:
       'Seconds to wait before retrying: sent by the per-client rate limit and with every thrown ' +
-      '`UNAVAILABLE` (a database outage, the TEE); not with readiness or with a full channel queue, whose ' +
-      '`details.retryAfterSeconds` says it instead.',
+      '`UNAVAILABLE` (a database outage, the TEE, no room for more replies, a stopping server); not with ' +
+      "readiness's 503, nor with a full channel queue's 429, whose `details.retryAfterSeconds` says it.",
     required: false,
     schema: { type: 'integer', minimum: 0 },
   },
