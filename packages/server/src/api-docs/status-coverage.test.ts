@@ -37,6 +37,8 @@ import type { OpenApiDocument } from './openapi/create-openapi-document';
  */
 
 const TOKEN = 'status-coverage-token';
+/** Hundreds of requests per test: a busy machine must not fail them on time alone. */
+const LONG = { timeout: 180_000 };
 const BODY_LIMIT = 2048;
 
 const ok: Route['handler'] = (_req, res) => res.json({ success: true });
@@ -433,7 +435,7 @@ afterAll(async () => {
   await rm(staticFolder, { recursive: true, force: true });
 });
 
-describe('every status a route answers is in its document', () => {
+describe('every status a route answers is in its document', LONG, () => {
   const model = new ScriptedModel();
   let guarded: Running;
   let ids: KnownIds;
@@ -606,7 +608,7 @@ describe('every status a route answers is in its document', () => {
   });
 });
 
-describe('under a rate-limit flood', () => {
+describe('under a rate-limit flood', LONG, () => {
   let flooded: Running;
   const ledger = new Ledger();
 
@@ -682,7 +684,7 @@ if (postgresReason) {
   console.warn(`skipping the database cut: ${postgresReason}`);
 }
 
-describe.skipIf(postgresReason !== undefined)('with the database cut', () => {
+describe.skipIf(postgresReason !== undefined)('with the database cut', LONG, () => {
   let cutServer: Running;
   let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
   const ledger = new Ledger();
