@@ -2,6 +2,7 @@
 // and the packages/files where the time goes. `node bench/profile-summary.mjs FILE.cpuprofile [--top=25]`.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { LAYERS, layerTimes } from './lib/profile-layers.mjs';
 
 const args = process.argv.slice(2);
 const top = Number(args.find((arg) => arg.startsWith('--top='))?.slice(6) ?? 25);
@@ -22,38 +23,6 @@ function originOf(url) {
   const workspace = url.match(/\/(packages|bench|apps)\/([^/]+)\//);
   if (workspace) return `${workspace[1]}/${workspace[2]}`;
   return url;
-}
-
-/**
- * Layers a sample is charged to: the first whose pattern matches any frame of its stack. Async code starts
- * from the microtask queue, so stacks are short and the layer that runs is usually the one on the stack.
- */
-const LAYERS = [
-  ['PGlite (WASM Postgres + its JS)', /@electric-sql\/pglite|^wasm:/],
-  [
-    'AI SDK model call (ai, @ai-sdk/*, fetch, web streams)',
-    /\/(ai|@ai-sdk\/[^/]+|@opentelemetry\/api)\/|undici|webstreams/,
-  ],
-  ['kysely (query building)', /\/kysely\//],
-  ['socket.io / engine.io / ws', /\/(socket\.io[^/]*|engine\.io[^/]*|ws)\//],
-  [
-    'HTTP (hono, @hono/node-server, node http)',
-    /\/(hono|@hono\/node-server)\/|node:_http|node:internal\/http/,
-  ],
-  ['zod', /\/zod\//],
-  ['Parley server code', /packages\/server\//],
-  ['pino', /\/pino/],
-  ['bench profiler', /bench\/lib\/server-process/],
-];
-
-function layerOf(stack) {
-  for (const [name, pattern] of LAYERS) {
-    if (stack.some((frame) => pattern.test(frame.url))) return name;
-  }
-  const top = stack[0];
-  if (['(garbage collector)', '(idle)', '(program)'].includes(top.functionName))
-    return top.functionName;
-  return 'other (node core, V8)';
 }
 
 function keyOf(callFrame) {
@@ -103,15 +72,7 @@ function summarize(file) {
     }
   }
   inclusive.delete('(root) ');
-  const layers = new Map();
-  for (const [id, us] of self) {
-    const stack = [];
-    for (let node = id; node !== undefined; node = parentOf.get(node)) {
-      stack.push(byId.get(node).callFrame);
-    }
-    const layer = layerOf(stack);
-    layers.set(layer, (layers.get(layer) ?? 0) + us);
-  }
+  const layers = layerTimes(profile);
   const percent = (us) => `${((us / totalUs) * 100).toFixed(1).padStart(5)} %`;
   const print = (title, map, limit) => {
     console.log(`\n  ${title}`);

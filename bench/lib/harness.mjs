@@ -146,9 +146,10 @@ export async function measureCpu(context, { server, name, bare = false }, fn) {
     server.ask({ type: 'usage' }, 'usage'),
     context.model.ask({ type: 'usage' }, 'usage'),
   ]);
+  let profileFile;
   if (profile) {
-    const file = join(context.profileDir, `${name}-${Date.now()}.cpuprofile`);
-    await server.ask({ type: 'profile-stop', file }, 'profile-stopped');
+    profileFile = join(context.profileDir, `${name}-${Date.now()}.cpuprofile`);
+    await server.ask({ type: 'profile-stop', file: profileFile }, 'profile-stopped');
   }
   const cpuMs = (before, after) =>
     (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1000;
@@ -161,7 +162,40 @@ export async function measureCpu(context, { server, name, bare = false }, fn) {
       serverCpu: percent(serverBefore, serverAfter),
       modelCpu: percent(modelBefore, modelAfter),
       peakRssMb: serverAfter.maxRssKb / 1024,
+      statements: statementsBetween(serverBefore.statements, serverAfter.statements),
     },
+    profileFile,
+  };
+}
+
+/** Database statements (by their first words) between two usage readings; undefined without PostgreSQL. */
+function statementsBetween(before, after) {
+  if (!after || Object.keys(after).length === 0) return undefined;
+  const counts = {};
+  for (const [kind, count] of Object.entries(after)) {
+    const delta = count - (before?.[kind] ?? 0);
+    if (delta > 0) counts[kind] = delta;
+  }
+  return counts;
+}
+
+/**
+ * A row with the PostgreSQL statements (round trips) per unit of work, and a note naming the most frequent,
+ * when the server ran on PostgreSQL.
+ */
+export function statementRows(what, usage, count) {
+  if (!usage.statements) return { rows: [], notes: [] };
+  const entries = Object.entries(usage.statements).sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  return {
+    rows: [{ figure: `database statements per ${what}`, value: total / count, unit: '' }],
+    notes: [
+      `statements per ${what}: ` +
+        entries
+          .slice(0, 8)
+          .map(([kind, n]) => `${(n / count).toFixed(2)} × "${kind}"`)
+          .join('; '),
+    ],
   };
 }
 

@@ -2,16 +2,41 @@
 // model server do not steal its time. Run with --expose-gc so that memory can be read after a collection.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { createRequire } from 'node:module';
 import { writeHeapSnapshot } from 'node:v8';
 import { createLogger, createOpenAICompatibleModel, createServer } from '@parley/server';
 import { childConfig } from './child.mjs';
 
 const { modelUrl, dataDir, databaseUrl } = childConfig();
+
+// Database statements, counted at the pg driver the server uses (each is one round trip to PostgreSQL), by the
+// statement's first words, so a scenario can print statements per reply and which they are.
+const statements = new Map();
+if (databaseUrl) {
+  const pg = createRequire(import.meta.resolve('@parley/server'))('pg');
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function countedQuery(config, ...rest) {
+    const text = typeof config === 'string' ? config : config?.text;
+    if (typeof text === 'string') {
+      const kind = text.replace(/\s+/g, ' ').trim().slice(0, 48);
+      statements.set(kind, (statements.get(kind) ?? 0) + 1);
+    }
+    return query.call(this, config, ...rest);
+  };
+}
 const server = createServer({
   port: 0,
   logger: createLogger('warn'),
   database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir },
-  model: createOpenAICompatibleModel({ baseUrl: modelUrl, model: 'fake-model' }),
+  // BENCH_MODEL_CLIENT=ai-sdk replaces fetch, which sends the model call through the AI SDK's provider instead
+  // of the direct node:http path: the two can be compared in one build.
+  model: createOpenAICompatibleModel({
+    baseUrl: modelUrl,
+    model: 'fake-model',
+    ...(process.env.BENCH_MODEL_CLIENT === 'ai-sdk'
+      ? { fetch: (input, init) => globalThis.fetch(input, init) }
+      : {}),
+  }),
   // Settings from the bench's own environment must not change what is measured.
   env: {},
   // The bench is one client address generating the load of many: per-address limits would measure themselves.
@@ -25,6 +50,7 @@ function usage() {
     cpu: process.cpuUsage(),
     memory: process.memoryUsage(),
     maxRssKb: process.resourceUsage().maxRSS,
+    statements: Object.fromEntries(statements),
   };
 }
 

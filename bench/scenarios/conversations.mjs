@@ -1,4 +1,11 @@
-import { cpuPerRow, measureCpu, usageRows, withBareServer, withServer } from '../lib/harness.mjs';
+import {
+  cpuPerRow,
+  measureCpu,
+  statementRows,
+  usageRows,
+  withBareServer,
+  withServer,
+} from '../lib/harness.mjs';
 import { runWrk } from '../lib/wrk.mjs';
 
 const CONNECTIONS = 16;
@@ -34,6 +41,7 @@ function conversationsScenario({ postgres }) {
       const parley = await withServer(context, id, measureConversations(context), { postgres });
       const bare = await withBareServer(context, id, measureConversations(context));
       const { result, usage } = parley;
+      const statements = statementRows('reply', usage, parley.count);
       return {
         rows: [
           {
@@ -48,10 +56,12 @@ function conversationsScenario({ postgres }) {
           { figure: 'p90 latency', value: result.p90, unit: 'ms', limit: bare.result.p90 },
           { figure: 'p99 latency', value: result.p99, unit: 'ms', limit: bare.result.p99 },
           cpuPerRow('reply', usage, parley.count, bare),
+          ...statements.rows,
           ...usageRows(usage, result.clientCpu, bare.usage),
         ],
         notes: [
           `${result.requests} replies, ${result.errors} errors; bare: ${bare.result.requests} requests`,
+          ...statements.notes,
         ],
       };
     },

@@ -1,4 +1,11 @@
-import { cpuPerRow, measureCpu, usageRows, withBareServer, withServer } from '../lib/harness.mjs';
+import {
+  cpuPerRow,
+  measureCpu,
+  statementRows,
+  usageRows,
+  withBareServer,
+  withServer,
+} from '../lib/harness.mjs';
 import { runWrk } from '../lib/wrk.mjs';
 
 const CONNECTIONS = 32;
@@ -37,6 +44,7 @@ function submitScenario({ postgres }) {
       );
       const bare = await withBareServer(context, 'submit', measureSubmits(context));
       const { result, usage } = parley;
+      const statements = statementRows('submit', usage, parley.count);
       return {
         rows: [
           {
@@ -52,10 +60,12 @@ function submitScenario({ postgres }) {
           { figure: 'p90 latency', value: result.p90, unit: 'ms', limit: bare.result.p90 },
           { figure: 'p99 latency', value: result.p99, unit: 'ms', limit: bare.result.p99 },
           cpuPerRow('submit', usage, parley.count, bare),
+          ...statements.rows,
           ...usageRows(usage, result.clientCpu, bare.usage),
         ],
         notes: [
           `${result.requests} messages, ${result.errors} errors; bare: ${bare.result.requests} requests, ${bare.result.errors} errors`,
+          ...statements.notes,
         ],
       };
     },

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   cpuPerRow,
   runLatencyClient,
@@ -6,26 +9,75 @@ import {
   withBareServer,
   withServer,
 } from '../lib/harness.mjs';
+import { layerTimes } from '../lib/profile-layers.mjs';
 import { summarize } from '../lib/stats.mjs';
+
+function clientConfig(url, durationMs, warmupRequests) {
+  return {
+    url,
+    path: `/api/messaging/channels/${randomUUID()}/messages`,
+    body: { text: 'Hello, how are you today?', entityId: 'bench-user', mode: 'sync' },
+    mode: 'sync',
+    warmupRequests,
+    durationMs,
+    maxRequests: 50_000,
+  };
+}
 
 function measureSync(context) {
   return async ({ url, server, name, bare }) => {
     const { result, usage } = await runLatencyClient(
       context,
       { server, name, bare },
-      {
-        url,
-        path: `/api/messaging/channels/${randomUUID()}/messages`,
-        body: { text: 'Hello, how are you today?', entityId: 'bench-user', mode: 'sync' },
-        mode: 'sync',
-        warmupRequests: 200,
-        durationMs: context.durationS * 1000,
-        maxRequests: 50_000,
-      },
+      clientConfig(url, context.durationS * 1000, 200),
     );
     const latency = summarize(result.total);
-    return { result, usage, latency, count: latency.count };
+    const layers = bare ? undefined : await profileLayers(context, { url, server, name });
+    return { result, usage, latency, count: latency.count, layers };
   };
+}
+
+/**
+ * Where a reply's CPU goes, by layer: a second, profiled phase after the measured one (so the profiler's cost
+ * stays out of the figures above), split by `lib/profile-layers.mjs`. Main-thread busy time per reply by
+ * layer; the rest of the process's CPU per reply (the embedded database's thread, V8's helper threads) as
+ * one row.
+ */
+async function profileLayers(context, { url, server, name }) {
+  const profileDir = context.profileDir ?? (await mkdtemp(join(tmpdir(), 'parley-bench-profile-')));
+  try {
+    const durationMs = Math.min(5, context.durationS) * 1000;
+    const { result, usage, profileFile } = await runLatencyClient(
+      { ...context, profileDir },
+      { server, name: `${name}-layers` },
+      clientConfig(url, durationMs, 20),
+    );
+    const replies = result.total.length;
+    if (!profileFile || replies === 0) return undefined;
+    const layers = layerTimes(JSON.parse(await readFile(profileFile, 'utf8')));
+    layers.delete('(idle)');
+    const rows = [...layers]
+      .sort((a, b) => b[1] - a[1])
+      .map(([layer, us]) => ({ figure: `  ${layer}`, value: us / 1000 / replies, unit: 'ms' }));
+    const mainMs = [...layers.values()].reduce((sum, us) => sum + us, 0) / 1000;
+    const restMs = usage.serverCpuMs - mainMs;
+    if (restMs > 0) {
+      rows.push({
+        figure: '  other threads (database thread, V8)',
+        value: restMs / replies,
+        unit: 'ms',
+      });
+    }
+    return {
+      rows: [
+        { figure: 'per reply by layer (profiled)', value: usage.serverCpuMs / replies, unit: 'ms' },
+        ...rows,
+      ],
+      note: `layers: ${replies} replies profiled; main-thread time per reply by layer (wall time while busy, so a loaded machine inflates it), the process's other CPU as one row`,
+    };
+  } finally {
+    if (!context.profileDir) await rm(profileDir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -59,8 +111,12 @@ export default {
         },
         cpuPerRow('reply', usage, parley.count, bare),
         ...usageRows(usage, result.clientCpu, bare.usage),
+        ...(parley.layers?.rows ?? []),
       ],
-      notes: [`${latency.count} requests, ${result.errors} errors ${result.lastError ?? ''}`],
+      notes: [
+        `${latency.count} requests, ${result.errors} errors ${result.lastError ?? ''}`,
+        ...(parley.layers ? [parley.layers.note] : []),
+      ],
     };
   },
 };

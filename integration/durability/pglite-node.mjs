@@ -16,6 +16,8 @@ const server = createServer({
   logger: createLogger('warn', process.stderr),
   database: { kind: 'pglite', dataDir },
   replyLimits: { maxQueuedPerChannel: 1000 },
+  // WEBHOOKS: the outbound webhook options as JSON (the webhook durability test).
+  ...(process.env.WEBHOOKS ? { webhooks: JSON.parse(process.env.WEBHOOKS) } : {}),
 });
 const { url } = await server.start();
 process.stdout.write(`${JSON.stringify({ url })}\n`);

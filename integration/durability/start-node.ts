@@ -27,10 +27,15 @@ const SCRIPT = fileURLToPath(new URL('./pglite-node.mjs', import.meta.url));
 /** Starts `pglite-node.mjs` on `dataDir` and resolves once it serves. */
 export async function startNode(
   dataDir: string,
-  options: { reportMs?: number } = {},
+  options: { reportMs?: number; env?: Record<string, string> } = {},
 ): Promise<NodeProcess> {
   const child = spawn(process.execPath, ['--expose-gc', SCRIPT], {
-    env: { ...process.env, DATA_DIR: dataDir, REPORT_MS: String(options.reportMs ?? 0) },
+    env: {
+      ...process.env,
+      ...options.env,
+      DATA_DIR: dataDir,
+      REPORT_MS: String(options.reportMs ?? 0),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

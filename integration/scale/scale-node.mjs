@@ -65,6 +65,8 @@ const server = createServer({
   shutdownTimeoutMs: 2000,
   // The tests send bursts from one client; the per-socket limit is not what they measure.
   socketRateLimit: { burst: 10_000, perSecond: 10_000 },
+  // The scale bench connects up to 1,000 clients from one address; per-address handshake limits are not measured.
+  socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
 });
 const { url } = await server.start();
 process.stdout.write(`${JSON.stringify({ url })}\n`);

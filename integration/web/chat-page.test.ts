@@ -190,6 +190,74 @@ describe('chat page in headless Chromium', () => {
   });
 });
 
+describe('chat page on a phone', () => {
+  let server: ParleyServer;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ server, url } = await startAppServer());
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('gives the messages most of a 390×844 screen; the channel list is one button away', async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    try {
+      const { page, problems } = await openPage(phone, url);
+      await expect.poll(() => page.getByLabel('Agent').locator('option').count()).toBe(2);
+      const texts = ['Hello there', 'I feel happy today', 'Tell me about yourself'];
+      for (const text of texts) {
+        await page.getByLabel('Message').fill(text);
+        await page.getByLabel('Message').press('Enter');
+        await expect
+          .poll(() => replyTo(page, text).getAttribute('class'))
+          .toMatch(/^(?!.*streaming).*agent/);
+      }
+
+      // The message list takes at least 60% of the height, and the page itself does not scroll.
+      const list = (await page.locator('.scroller').boundingBox())!;
+      expect(list.height).toBeGreaterThanOrEqual(0.6 * 844);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollHeight'),
+      ).toBeLessThanOrEqual(844);
+      // Several messages are in view at once, not one.
+      const inView = await page.evaluate<number>(`(() => {
+        const box = document.querySelector('.scroller').getBoundingClientRect();
+        return [...document.querySelectorAll('li.message')].filter((message) => {
+          const rect = message.getBoundingClientRect();
+          return rect.top >= box.top - 1 && rect.bottom <= box.bottom + 1;
+        }).length;
+      })()`);
+      expect(inView).toBeGreaterThanOrEqual(4);
+      await mkdir(join(tmpdir(), 'parley-web'), { recursive: true });
+      await page.screenshot({ path: join(dirname(SCREENSHOT), 'chat-page-phone.png') });
+
+      // The channel list, API key and docs link are behind the menu button; picking a channel closes it.
+      const menu = page.getByRole('button', { name: 'Channels' });
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.getByLabel('Your name').isVisible()).toBe(false);
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      expect(await page.getByLabel('Your name').isVisible()).toBe(true);
+      expect(await page.getByLabel('API key').isVisible()).toBe(true);
+      await page.screenshot({ path: join(dirname(SCREENSHOT), 'chat-page-phone-menu.png') });
+      await page.getByRole('button', { name: 'New channel' }).click();
+      await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.getByLabel('Your name').isVisible()).toBe(false);
+      await expect.poll(() => page.locator('li.message').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
 describe('chat page with SERVER_AUTH_TOKEN', () => {
   let server: ParleyServer;
   let url: string;

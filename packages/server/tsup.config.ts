@@ -7,7 +7,6 @@ export default defineConfig({
     config: 'src/config/index.ts',
     health: 'src/health/index.ts',
     metrics: 'src/metrics/index.ts',
-    internal: 'src/internal.ts',
     // The embedded database's thread, loaded by file name next to index.js (see pglite-worker-client.ts).
     'pglite-worker': 'src/storage/pglite-worker.js',
   },
@@ -22,7 +21,6 @@ export default defineConfig({
           config: 'src/config/index.ts',
           health: 'src/health/index.ts',
           metrics: 'src/metrics/index.ts',
-          internal: 'src/internal.ts',
         },
       },
   sourcemap: true,

@@ -27,6 +27,8 @@ export interface Layout {
   modeInputs: HTMLInputElement[];
   sendButton: HTMLButtonElement;
   sendError: HTMLElement;
+  /** On a narrow screen, shows and hides the channel list and the header's settings. */
+  menuButton: HTMLButtonElement;
 }
 
 function modeOption(value: string, label: string, checked: boolean): HTMLLabelElement {
@@ -120,9 +122,20 @@ export function buildLayout(): Layout {
     sendButton,
   );
 
+  const menuButton = h(
+    'button',
+    {
+      type: 'button',
+      className: 'menu-toggle',
+      'aria-expanded': 'false',
+      'aria-controls': 'channels',
+    },
+    'Channels',
+  );
+
   const root = h(
     'div',
-    { className: 'app' },
+    { className: 'app', 'data-menu': 'closed' },
     h(
       'header',
       {},
@@ -134,6 +147,7 @@ export function buildLayout(): Layout {
         agentSelect,
         agentError,
       ),
+      menuButton,
       teeBadge,
       h('a', { href: './api/docs', className: 'docs-link' }, 'API docs'),
       apiKeyForm,
@@ -141,7 +155,7 @@ export function buildLayout(): Layout {
     teePanel,
     h(
       'nav',
-      { className: 'sidebar', 'aria-label': 'Channels' },
+      { id: 'channels', className: 'sidebar', 'aria-label': 'Channels' },
       h('label', { for: 'name' }, 'Your name'),
       nameInput,
       newChannelButton,
@@ -161,6 +175,19 @@ export function buildLayout(): Layout {
       sendError,
     ),
   );
+  // A narrow screen shows the conversation, and the channel list only when asked for (style.css): the menu
+  // closes again once a channel is picked.
+  const setMenu = (open: boolean) => {
+    root.dataset.menu = open ? 'open' : 'closed';
+    menuButton.setAttribute('aria-expanded', String(open));
+  };
+  menuButton.addEventListener('click', () => setMenu(root.dataset.menu !== 'open'));
+  newChannelButton.addEventListener('click', () => setMenu(false));
+  openChannelForm.addEventListener('submit', () => setMenu(false));
+  recentList.addEventListener('click', (event) => {
+    if ((event.target as Element).closest('button')) setMenu(false);
+  });
+
   return {
     root,
     apiKeyForm,
@@ -187,5 +214,6 @@ export function buildLayout(): Layout {
     modeInputs: modeInputs.map((label) => label.querySelector('input')!),
     sendButton,
     sendError,
+    menuButton,
   };
 }

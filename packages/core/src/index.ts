@@ -148,3 +148,15 @@ export { ParleyError } from './errors/parley-error';
 export type { ParleyErrorOptions } from './errors/parley-error';
 export { parseOrThrow, toValidationIssues } from './errors/validation';
 export type { ValidationIssue } from './errors/validation';
+
+export {
+  WEBHOOK_EVENT_TYPES,
+  webhookDeliveriesQuerySchema,
+  webhookSubscriptionRequestSchema,
+  webhookSubscriptionSchema,
+} from './schemas/webhooks';
+export type {
+  WebhookEventType,
+  WebhookSubscriptionInfo,
+  WebhookSubscriptionRequest,
+} from './schemas/webhooks';

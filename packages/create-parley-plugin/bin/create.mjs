@@ -5,9 +5,12 @@
 //   node packages/create-parley-plugin/bin/create.mjs my-plugin --tarballs ./tarballs   (before the SDK is published)
 //
 // --tarballs DIR points the plugin at packed local builds (`pnpm pack`) of @parley/plugin-sdk and the @parley
-// packages it depends on, instead of the npm registry.
+// packages it depends on, instead of the npm registry. The paths are written relative to the plugin's folder, as
+// npm writes them itself, so `npm install DIR/parley-server-0.1.0.tgz` later matches its override.
+//
+// The plugin takes the SDK as a peer dependency: installed beside @parley/server, it uses the server's SDK.
 import { cp, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -43,12 +46,14 @@ if (!/^[a-z][a-z0-9-]*$/.test(name)) fail(`"${basename(target)}" is not a usable
 const existing = await readdir(target).catch(() => []);
 if (existing.length > 0) fail(`${target} is not empty`);
 
-/** `file:` specs of the packed @parley tarballs in `dir`, by package name. */
+/** `file:` specs (relative to the plugin's folder, with `/`) of the packed @parley tarballs in `dir`, by name. */
 async function tarballSpecs(dir) {
   const specs = {};
-  for (const file of await readdir(dir)) {
+  for (const file of (await readdir(dir)).sort()) {
     const match = /^parley-(.+)-\d+\.\d+\.\d+.*\.tgz$/.exec(file);
-    if (match) specs[`@parley/${match[1]}`] = `file:${resolve(dir, file)}`;
+    if (!match) continue;
+    const path = relative(target, resolve(dir, file)).split(sep).join('/');
+    specs[`@parley/${match[1]}`] = `file:${path.startsWith('.') ? path : `./${path}`}`;
   }
   if (!specs['@parley/plugin-sdk']) fail(`no parley-plugin-sdk-*.tgz in ${dir}`);
   return specs;
@@ -62,11 +67,13 @@ for (const file of ['package.json', 'README.md', 'src/index.ts', 'src/index.test
   const path = join(target, file);
   const text = (await readFile(path, 'utf8'))
     .replaceAll('PLUGIN_NAME', name)
+    .replaceAll('SDK_RANGE', SDK_RANGE)
     .replaceAll('SDK_SPEC', specs?.['@parley/plugin-sdk'] ?? SDK_RANGE);
   await writeFile(path, text);
 }
 if (specs) {
-  // The SDK's own @parley dependencies are not on the registry yet either: npm and pnpm both take overrides.
+  // The SDK's own @parley dependencies are not on the registry yet either: npm and pnpm both take overrides. An
+  // override of a direct dependency must be the same spec, which these are.
   const path = join(target, 'package.json');
   const manifest = JSON.parse(await readFile(path, 'utf8'));
   manifest.overrides = specs;

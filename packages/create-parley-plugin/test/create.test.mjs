@@ -32,10 +32,14 @@ describe('create-parley-plugin', () => {
     });
     expect(created.stdout).toContain('Created deploy-notes');
     const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: 'deploy-notes', type: 'module' });
-    expect(manifest.dependencies['@parley/plugin-sdk']).toMatch(
-      /^file:.*parley-plugin-sdk-.*\.tgz$/,
+    expect(manifest).toMatchObject({ name: 'deploy-notes', type: 'module', files: ['dist'] });
+    // The SDK is the server's (a peer); the tarball is for building and testing here, by a relative path.
+    expect(manifest.peerDependencies).toEqual({ '@parley/plugin-sdk': '^0.1.0' });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.devDependencies['@parley/plugin-sdk']).toBe(
+      'file:../tarballs/parley-plugin-sdk-0.1.0.tgz',
     );
+    expect(manifest.overrides['@parley/core']).toBe('file:../tarballs/parley-core-0.1.0.tgz');
 
     // Offline-friendly: the @parley packages come from the tarballs, the rest from the local store when there.
     await run('npx', [...PNPM, 'install', '--prefer-offline', '--ignore-workspace'], {
@@ -46,6 +50,16 @@ describe('create-parley-plugin', () => {
     await run('npx', [...PNPM, 'run', 'build'], { cwd: folder });
     const built = await import(join(folder, 'dist', 'index.js'));
     expect(built.default.routes.map((route) => route.path)).toEqual(['/deploy-notes/hello']);
+
+    // What it packs is what it built (dist/ is in .gitignore, `files` brings it back).
+    await run('npx', [...PNPM, 'pack', '--pack-destination', work], { cwd: folder });
+    const listing = await run('tar', ['-tzf', join(work, 'deploy-notes-0.1.0.tgz')]);
+    expect(listing.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'package/README.md',
+      'package/dist/index.d.ts',
+      'package/dist/index.js',
+      'package/package.json',
+    ]);
   });
 
   it('refuses a folder that is not empty', async () => {

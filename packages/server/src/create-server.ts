@@ -1,7 +1,7 @@
 import type { AgentRuntime, Character, Plugin } from '@parley/plugin-sdk';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createAgentProfiles } from './agents/agent-profile';
+import { createAgentProfiles } from './agents/agent-registry';
 import type { AgentRegistry } from './agents/agent-registry';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
@@ -35,6 +35,7 @@ import { createDatabase, type DatabaseLocation } from './storage/create-database
 import { MessageStore } from './storage/message-store';
 import { createDatabaseTeeAgentStore, createTeeService, teeRoutes, type TeeConfig } from './tee';
 import type { RateLimitOptions } from './limits/rate-limit';
+import { createWebhooks, type WebhookOptions } from './webhooks';
 
 /** Options of {@link createServer}. Every field has a default. */
 export interface ServerOptions {
@@ -111,6 +112,8 @@ export interface ServerOptions {
   allowedOrigins?: string[];
   /** Per-client rate limits on messaging and plugin routes (default 60 at once, 10/s); `false`: none. */
   rateLimit?: RateLimitOptions | false;
+  /** Outbound webhooks: retry schedule, private targets allowed, deadlines (see {@link WebhookOptions}). */
+  webhooks?: WebhookOptions;
 }
 
 /** A running (or ready-to-run) Parley server. */
@@ -220,6 +223,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         },
       }),
   );
+  const webhooks = createWebhooks(database.db, {
+    ...options.webhooks,
+    logger,
+    sync: () => database.sync(),
+    ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
+  });
   const tee = createTeeService({
     config: options.tee ?? TEE_OFF,
     logger,
@@ -268,6 +277,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       sseKeepAliveMs: options.sseKeepAliveMs ?? 15_000,
     }),
   );
+  app.route('/', webhooks.routes);
   let pluginEntries: readonly PluginRouteEntry[] = [];
   app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
 
@@ -309,6 +319,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     afterListen(url) {
       serverUrl = url;
       scheduler.start();
+      webhooks.dispatcher.start();
       logger.info({ url, agents: profiles.summaries() }, 'server listening');
       warnIfExposedWithoutToken(logger, {
         host: options.host ?? '127.0.0.1',
@@ -321,6 +332,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       await Promise.all(agents.list().map((agent) => agent.stopServices()));
       await tee.close();
       await scheduler.stop();
+      await webhooks.close();
       await sequencer?.close();
       await store.flushed();
       await database.close();

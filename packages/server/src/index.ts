@@ -2,8 +2,8 @@
  * @module @parley/server
  * The Parley agent server: what a user composes. `createServer` with its options, the models agents answer
  * with, the logger, and the settings loader the `parley` app uses. Plugins are written against
- * `@parley/plugin-sdk`. The building blocks behind `createServer` are in `@parley/server/internal`, with no
- * promise of stability.
+ * `@parley/plugin-sdk`. The building blocks behind `createServer` are not exported: nothing outside this package
+ * needed them.
  */
 export { createServer } from './create-server';
 export type { ParleyServer, ServerOptions } from './create-server';

@@ -31,6 +31,7 @@ beforeAll(async () => {
       WEBHOOK_API_KEY: 'change-me',
       GITHUB_WEBHOOK_SECRET: 'gh-secret',
       NOTIFICATION_CHANNEL_ID: '0c4d9a8e-3b2f-4e1a-9c7d-112233445566',
+      WEBHOOK_PRIVATE_TARGETS: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -68,6 +69,7 @@ describe('docs/http-guide.md', () => {
       '/api/messaging/submit',
       '/api/messaging/channels/',
       '/api/messaging/replies/',
+      '/api/webhooks',
       '/api/tee/status',
       '/api/tee/agents',
       '/api/openapi.json',
@@ -81,6 +83,8 @@ describe('docs/http-guide.md', () => {
     ]) {
       expect(all).toContain(`${DOCUMENTED_BASE}${path}`);
     }
+    for (const webhookPath of ['/deliveries?', '/retry', '-X DELETE'])
+      expect(all).toContain(webhookPath);
   });
 
   it('runs every block as written against a live server, each answering 2xx', async () => {

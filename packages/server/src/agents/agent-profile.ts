@@ -1,7 +1,5 @@
 import type { Character } from '@parley/plugin-sdk';
 import { agentIdOf } from './agent-id';
-import { AgentRegistry } from './agent-registry';
-import { DEFAULT_CHARACTER } from './character';
 
 /** Who an agent is: its stable id and its character. What the messaging core needs of an agent. */
 export interface AgentProfile {
@@ -14,10 +12,4 @@ export interface AgentProfile {
 /** The profile of the agent a character describes. */
 export function toAgentProfile(character: Character): AgentProfile {
   return { agentId: agentIdOf(character), character: Object.freeze({ ...character }) };
-}
-
-/** The agents of a server: one per character, or the built-in Eliza when there is none. */
-export function createAgentProfiles(characters: readonly Character[]): AgentRegistry {
-  const list = characters.length > 0 ? characters : [DEFAULT_CHARACTER];
-  return new AgentRegistry(list.map(toAgentProfile));
 }

@@ -1,6 +1,8 @@
 import { ParleyError, type AgentSummary } from '@parley/core';
 import { ConfigError } from '../config/config-error';
-import type { AgentProfile } from './agent-profile';
+import type { Character } from '@parley/plugin-sdk';
+import { toAgentProfile, type AgentProfile } from './agent-profile';
+import { DEFAULT_CHARACTER } from './character';
 
 /**
  * A server's agents (profiles, or the runtimes made from them), in the order given; the first is the default
@@ -52,4 +54,10 @@ export class AgentRegistry<Agent extends AgentProfile = AgentProfile> {
   map<Next extends AgentProfile>(make: (agent: Agent) => Next): AgentRegistry<Next> {
     return new AgentRegistry(this.list().map(make));
   }
+}
+
+/** The agents of a server: one per character, or the built-in Eliza when there is none. */
+export function createAgentProfiles(characters: readonly Character[]): AgentRegistry {
+  const list = characters.length > 0 ? characters : [DEFAULT_CHARACTER];
+  return new AgentRegistry(list.map(toAgentProfile));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
-import { createAgentProfiles, toAgentProfile } from './agent-profile';
+import { toAgentProfile } from './agent-profile';
+import { createAgentProfiles } from './agent-registry';
 import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';
 import { ConfigError } from '../config/config-error';
 

@@ -15,6 +15,7 @@ import { AgentEvents } from './agent-events';
 import type { AgentProfile } from './agent-profile';
 import { AgentServiceRegistry } from './agent-services';
 import { copyCharacter } from './copy-character';
+import { acceptedUnusedKeys } from './character';
 
 /**
  * What an agent can do through the server. The small interface between agents and messaging: the runtime
@@ -63,6 +64,14 @@ export class ParleyAgentRuntime implements AgentRuntime {
     this.character = copyCharacter(profile.character);
     this.logger = context.logger;
     this.#context = context;
+    const unused = acceptedUnusedKeys(profile.character);
+    if (unused.length > 0) {
+      // One line per agent (the logger names it): its elizaOS keys were accepted, and nothing here reads them.
+      this.logger.info(
+        { keys: unused },
+        `character ${profile.character.name}: kept but not used by Parley: ${unused.join(', ')}`,
+      );
+    }
   }
 
   getSetting(key: string): string | undefined {

@@ -5,15 +5,134 @@ import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
 
-/** What a character file holds. Unknown keys are kept for plugins that read them. */
+const stringOrList = z.union([z.string(), z.array(z.string())]);
+
+/** One line of an example conversation: elizaOS writes the speaker as `user` (0.x) or `name` (1.x). */
+const exampleLineSchema = z.looseObject({
+  user: z.string().optional(),
+  name: z.string().optional(),
+  content: z.looseObject({ text: z.string().optional() }),
+});
+
+/** An example conversation: a list of lines, or (elizaOS 1.x) `{ examples: [...] }`. */
+const exampleConversationSchema = z.union([
+  z.array(exampleLineSchema),
+  z.looseObject({ examples: z.array(exampleLineSchema) }),
+]);
+
+/**
+ * What a character file holds: Parley's keys and those of elizaOS character files. Parley reads `name`, `id`,
+ * `system`, `bio`, `lore`, `messageExamples`, `style` (the prompt), `settings` and `secrets` (`runtime.getSetting`;
+ * `settings.secrets` joins `secrets`, never logged) and `plugins`. The other elizaOS keys
+ * ({@link ACCEPTED_UNUSED_KEYS}) are checked for shape and kept for plugins that read them.
+ */
 export const characterSchema = z.looseObject({
   name: z.string().trim().min(1, 'must not be empty').max(128),
   id: uuidSchema.optional(),
   system: z.string().optional(),
-  bio: z.union([z.string(), z.array(z.string())]).optional(),
-  settings: z.record(z.string(), z.string()).optional(),
+  bio: stringOrList.optional(),
+  lore: stringOrList.optional(),
+  messageExamples: z.array(exampleConversationSchema).optional(),
+  style: z
+    .looseObject({
+      all: stringOrList.optional(),
+      chat: stringOrList.optional(),
+      post: stringOrList.optional(),
+    })
+    .optional(),
+  settings: z
+    .record(z.string(), z.unknown())
+    .refine(
+      (settings) =>
+        settings.secrets === undefined ||
+        (typeof settings.secrets === 'object' &&
+          settings.secrets !== null &&
+          !Array.isArray(settings.secrets)),
+      { message: 'must be an object of secret settings', path: ['secrets'] },
+    )
+    .optional(),
+  secrets: z.record(z.string(), z.unknown()).optional(),
   plugins: z.array(z.string()).optional(),
+  // elizaOS keys Parley keeps but does not use.
+  username: z.string().optional(),
+  knowledge: z.array(z.unknown()).optional(),
+  postExamples: z.array(z.string()).optional(),
+  topics: z.array(z.string()).optional(),
+  adjectives: z.array(z.string()).optional(),
+  clients: z.array(z.string()).optional(),
+  modelProvider: z.string().optional(),
+  templates: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** elizaOS character keys a character file may hold that nothing in Parley reads (one info line at start). */
+export const ACCEPTED_UNUSED_KEYS = [
+  'username',
+  'knowledge',
+  'postExamples',
+  'topics',
+  'adjectives',
+  'clients',
+  'modelProvider',
+  'templates',
+] as const;
+
+/** A line of an example conversation, as Parley reads it. */
+export interface CharacterExampleLine {
+  /** Who speaks: elizaOS `user` (0.x) or `name` (1.x), placeholders such as `{{user1}}` included. */
+  user?: string;
+  name?: string;
+  content: { text?: string };
+}
+
+/** The elizaOS parts of a character that Parley reads besides {@link Character}'s own. */
+export interface CharacterPromptParts {
+  lore?: string | string[];
+  messageExamples?: (CharacterExampleLine[] | { examples: CharacterExampleLine[] })[];
+  style?: { all?: string | string[]; chat?: string | string[]; post?: string | string[] };
+}
+
+/** The elizaOS keys Parley keeps but does not use that `character` holds, in file order. */
+export function acceptedUnusedKeys(character: object): string[] {
+  return Object.keys(character).filter((key) =>
+    (ACCEPTED_UNUSED_KEYS as readonly string[]).includes(key),
+  );
+}
+
+/** A setting value as `getSetting` returns it: text as is, numbers and booleans as text, the rest as JSON. */
+function settingText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function toSettings(values: Record<string, unknown> | undefined): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values ?? {})) {
+    const text = settingText(value);
+    if (text !== undefined) settings[key] = text;
+  }
+  return settings;
+}
+
+/**
+ * The character as the server uses it: settings as text, and elizaOS `settings.secrets` moved into `secrets`
+ * (read first by `getSetting`, never logged); a `secrets` key of the file's own wins over it.
+ */
+function normalise(character: z.infer<typeof characterSchema>): Character {
+  const { settings, secrets, ...rest } = character;
+  const { secrets: nestedSecrets, ...plainSettings } = settings ?? {};
+  const result: Character = { ...rest };
+  if (settings !== undefined) result.settings = toSettings(plainSettings);
+  const nested =
+    nestedSecrets !== null && typeof nestedSecrets === 'object' && !Array.isArray(nestedSecrets)
+      ? (nestedSecrets as Record<string, unknown>)
+      : {};
+  if (nestedSecrets !== undefined || secrets !== undefined) {
+    result.secrets = { ...toSettings(nested), ...toSettings(secrets) };
+  }
+  return result;
+}
 
 /** The agent that runs when no character is given. */
 export const DEFAULT_CHARACTER: Character = {
@@ -27,7 +146,7 @@ export const DEFAULT_CHARACTER: Character = {
 /** Validates a parsed character, naming `source` in the error. */
 export function parseCharacter(value: unknown, source: string): Character {
   const result = characterSchema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) return normalise(result.data);
   const issue = toValidationIssues(result.error)[0];
   throw new ConfigError(
     `character file ${source}: ${issue ? `${issue.path} ${issue.message}` : 'invalid character'}`,
@@ -38,8 +157,8 @@ const CHARACTER_KEYS = Object.keys(characterSchema.shape);
 
 /**
  * Reads a character file strictly: unreadable, not JSON, a bad field or an unknown key (`"sytem"`) is a
- * ConfigError naming the file, and for a key, the key and the nearest known one. Data for plugins belongs in
- * `settings`.
+ * ConfigError naming the file, and for a key, the key and the nearest known one. elizaOS character files are
+ * accepted (see {@link characterSchema}). Data for plugins belongs in `settings`.
  */
 export async function loadCharacterFile(path: string): Promise<Character> {
   let text: string;

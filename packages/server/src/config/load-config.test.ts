@@ -117,6 +117,39 @@ describe('loadConfig', () => {
     expect(toServerOptions(local).model?.name).not.toBe('eliza');
   });
 
+  it('reads the webhook retry schedule, private targets and deadline, and names bad ones', async () => {
+    const defaults = toServerOptions(await loadConfig({ env: {}, cwd })).webhooks;
+    expect(defaults).toEqual({
+      retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
+      privateTargets: [],
+      timeoutMs: 10_000,
+    });
+    const set = await loadConfig({
+      env: {
+        WEBHOOK_RETRY_DELAYS: '500ms, 2s,1m,1.5h',
+        WEBHOOK_PRIVATE_TARGETS: 'hooks.internal, 10.0.0.0/8,::1',
+        WEBHOOK_TIMEOUT_MS: '2500',
+      },
+      cwd,
+    });
+    expect(toServerOptions(set).webhooks).toEqual({
+      retryDelaysMs: [500, 2000, 60_000, 5_400_000],
+      privateTargets: ['hooks.internal', '10.0.0.0/8', '::1'],
+      timeoutMs: 2500,
+    });
+    expect(
+      toServerOptions(await loadConfig({ env: { WEBHOOK_RETRY_DELAYS: 'none' }, cwd })).webhooks
+        ?.retryDelaysMs,
+    ).toEqual([]);
+    expect(await configError({ WEBHOOK_RETRY_DELAYS: '5s,soon' })).toMatch(
+      /WEBHOOK_RETRY_DELAYS.*"soon"/,
+    );
+    expect(await configError({ WEBHOOK_RETRY_DELAYS: '8d' })).toMatch(/WEBHOOK_RETRY_DELAYS/);
+    expect(await configError({ WEBHOOK_PRIVATE_TARGETS: '10.0.0.0/99' })).toMatch(
+      /WEBHOOK_PRIVATE_TARGETS/,
+    );
+  });
+
   it('never shows a secret in an error', async () => {
     const message = await configError({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'short' });
     expect(message).toBe('WALLET_SECRET_SALT must be 8 to 128 characters after trimming');

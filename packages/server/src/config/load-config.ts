@@ -159,5 +159,10 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     routeTimeoutMs: config.routeTimeoutMs,
     bodyLimit: config.bodyLimit,
     uploadLimit: config.uploadLimit,
+    webhooks: {
+      retryDelaysMs: config.settings.WEBHOOK_RETRY_DELAYS,
+      privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,
+      timeoutMs: config.settings.WEBHOOK_TIMEOUT_MS,
+    },
   };
 }

@@ -92,3 +92,36 @@ export function list() {
     z.array(z.string()),
   );
 }
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A comma-separated list of durations (`5s,5m,30m,2h`; units ms, s, m, h, d, each at most 7 days) in
+ * milliseconds, with a default. An empty value is the default; `none` is an empty list.
+ */
+export function durationList(fallback: readonly number[]) {
+  return z.preprocess(
+    unset,
+    z
+      .string()
+      .transform((value, context) => {
+        if (value.toLowerCase() === 'none') return [];
+        const ms: number[] = [];
+        for (const raw of value.split(',')) {
+          const entry = raw.trim();
+          const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(entry);
+          const amount = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
+          if (!Number.isFinite(amount) || amount > 7 * UNIT_MS.d) {
+            context.addIssue({
+              code: 'custom',
+              message: `must be comma-separated durations such as 5s,5m,2h (not "${entry}")`,
+            });
+            return z.NEVER;
+          }
+          ms.push(Math.round(amount));
+        }
+        return ms;
+      })
+      .default([...fallback]),
+  );
+}

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../logger';
+import { invalidTargetEntry } from '../webhooks/target-policy';
+import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
 import {
+  durationList,
   oneOf,
   optionalOneOf,
   list,
@@ -93,6 +96,11 @@ export const serverSettingsSchema = z.object({
   BODY_LIMIT: wholeNumber(1024 * 1024, 1),
   UPLOAD_LIMIT: wholeNumber(10 * 1024 * 1024, 1),
   SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
+  WEBHOOK_RETRY_DELAYS: durationList(WEBHOOK_DEFAULTS.retryDelaysMs),
+  WEBHOOK_PRIVATE_TARGETS: list().refine((entries) => invalidTargetEntry(entries) === undefined, {
+    error: 'must be comma-separated host names, addresses or CIDR ranges',
+  }),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(WEBHOOK_DEFAULTS.timeoutMs, 1, 120_000),
 });
 
 /**

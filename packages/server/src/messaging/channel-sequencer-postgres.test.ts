@@ -26,7 +26,7 @@ function gate() {
 }
 
 /** A shared database and `count` sequencers on it, as if in as many processes. */
-async function setUp(count: number, leaseMs?: number) {
+async function setUp(count: number, leaseMs?: number, pollMs = 200) {
   const database = await createPostgresDatabase();
   cleanups.push(() => database.dispose());
   if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
@@ -36,7 +36,7 @@ async function setUp(count: number, leaseMs?: number) {
       connectionString,
       logger: createLogger('silent'),
       leaseMs,
-      pollMs: 200,
+      pollMs,
     });
     cleanups.push(() => sequencer.close());
     return sequencer;
@@ -89,6 +89,56 @@ describe.skipIf(await postgresUnavailableReason())('PostgresChannelSequencer', (
 
     expect(overlapped).toBe(false);
     expect(order).toEqual(names.flatMap((name) => [`start ${name}`, `end ${name}`]));
+  });
+
+  it('keeps one order when both processes release many tasks of a channel together', async () => {
+    // No poll to fall back on: a waiter of the other process must be woken by its notification.
+    const { sequencers } = await setUp(2, undefined, 600_000);
+    const [a, b] = sequencers as [PostgresChannelSequencer, PostgresChannelSequencer];
+    let running = 0;
+    let overlapped = false;
+    const started: string[] = [];
+    const task = (name: string) => async () => {
+      if (running > 0) overlapped = true;
+      running += 1;
+      started.push(name);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      running -= 1;
+    };
+    const names = Array.from({ length: 40 }, (_, index) => `${index % 2 ? 'a' : 'b'}${index}`);
+    await Promise.all(
+      names.map((name) => (name.startsWith('a') ? a : b).run('channel', task(name))),
+    );
+    expect(overlapped).toBe(false);
+    expect([...started].sort()).toEqual([...names].sort());
+    // Each process keeps its own arrival order.
+    for (const prefix of ['a', 'b']) {
+      const own = started.filter((name) => name.startsWith(prefix));
+      expect(own).toEqual(names.filter((name) => name.startsWith(prefix)));
+    }
+  });
+
+  it('keeps the tickets out of the write-ahead log, also for a table an earlier version made', async () => {
+    const database = await createPostgresDatabase();
+    cleanups.push(() => database.dispose());
+    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const admin = new pg.Client({ connectionString: database.location.url });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    // The logged table an earlier version created, with a ticket in it.
+    await admin.query(`CREATE TABLE parley_channel_tickets (
+      id bigserial PRIMARY KEY, channel_id text NOT NULL, holder uuid NOT NULL,
+      lease_until timestamptz NOT NULL)`);
+    const sequencer = new PostgresChannelSequencer({
+      connectionString: database.location.url,
+      logger: createLogger('silent'),
+    });
+    cleanups.push(() => sequencer.close());
+    await expect(sequencer.run('channel', () => Promise.resolve('ran'))).resolves.toBe('ran');
+    const { rows } = await admin.query<{ relpersistence: string }>(
+      "SELECT relpersistence FROM pg_class WHERE relname = 'parley_channel_tickets'",
+    );
+    expect(rows[0]?.relpersistence).toBe('u');
   });
 
   it('runs different channels in parallel and holds no connection while a task runs', async () => {

@@ -25,12 +25,21 @@ const NOTIFY_CHANNEL = 'parley_channel_ticket_done';
 /** Serialises the table's creation across processes starting together. */
 const SETUP_LOCK = 7_351_902_114;
 
+/** Takes a ticket and says whether an earlier live ticket of its channel is ahead of it: one round trip. */
+const TAKE = 'parley_take_channel_ticket';
+/** Gives a ticket up and wakes the channel's next waiter, if there is one: one round trip. */
+const RELEASE = 'parley_release_channel_ticket';
+
 /**
  * One order per channel across processes, from a ticket table: a task takes a ticket when it arrives (tickets
  * are numbered by one sequence, so their order is arrival order), waits until no earlier live ticket of its
  * channel remains, runs, and deletes its ticket with a NOTIFY that wakes the next. No connection is held while
  * a task runs or waits; one connection per process LISTENs. Each process renews the leases of its tickets
  * every third of the lease, so a crashed process blocks a channel for at most one lease.
+ *
+ * A reply costs two statements: taking the ticket also checks the turn, and releasing it notifies only when a
+ * later ticket waits. The table is UNLOGGED (no WAL, no fsync per ticket): tickets only matter while their
+ * processes run, and a database crash ends every connection anyway.
  */
 export class PostgresChannelSequencer implements ChannelSequencer {
   readonly #pool: pg.Pool;
@@ -76,9 +85,11 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     await this.start();
     const ticket = this.#takeTicket(key);
     return this.#local.run(key, async () => {
-      const id = await ticket;
+      const { id, blocked } = await ticket;
       try {
-        await this.#waitForTurn(key, id);
+        // Taking the ticket checked the turn; an earlier local task has released its ticket since, so only a
+        // ticket that was blocked then is checked again.
+        if (blocked) await this.#waitForTurn(key, id);
         return await task();
       } finally {
         await this.#finish(key, id);
@@ -118,16 +129,51 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+      await client.query(`CREATE UNLOGGED TABLE IF NOT EXISTS ${TABLE} (
         id bigserial PRIMARY KEY,
         channel_id text NOT NULL,
         holder uuid NOT NULL,
         lease_until timestamptz NOT NULL
       )`);
+      // A table made by an earlier version is logged: every ticket then cost a WAL flush.
+      const { rows } = await client.query<{ persistence: string }>(
+        `SELECT relpersistence AS persistence FROM pg_class WHERE oid = '${TABLE}'::regclass`,
+      );
+      if (rows[0]?.persistence === 'p') await client.query(`ALTER TABLE ${TABLE} SET UNLOGGED`);
       await client.query(
         `CREATE INDEX IF NOT EXISTS ${TABLE}_channel ON ${TABLE} (channel_id, id)`,
       );
       await client.query(`CREATE INDEX IF NOT EXISTS ${TABLE}_holder ON ${TABLE} (holder)`);
+      // PL/pgSQL because each of its statements reads a fresh snapshot: after the channel's lock is taken, the
+      // turn check sees every earlier ticket of the channel (all committed by then), which a single SQL
+      // statement, whose snapshot predates the lock, would not. The lock, held until commit, makes the tickets
+      // of one channel commit in number order.
+      await client.query(`CREATE OR REPLACE FUNCTION ${TAKE}(
+          p_channel text, p_holder uuid, p_lease_secs double precision,
+          OUT ticket bigint, OUT blocked boolean)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(p_channel));
+          INSERT INTO ${TABLE} (channel_id, holder, lease_until)
+            VALUES (p_channel, p_holder, now() + make_interval(secs => p_lease_secs))
+            RETURNING id INTO ticket;
+          DELETE FROM ${TABLE} WHERE channel_id = p_channel AND id < ticket AND lease_until <= now();
+          blocked := EXISTS (SELECT 1 FROM ${TABLE} WHERE channel_id = p_channel AND id < ticket);
+        END $$`);
+      // Under the same lock, a ticket taken after the release sees no earlier ticket, and one taken before is
+      // seen here and notified: no waiter is left to its poll.
+      // A process's own later tickets need no notification: they follow in its local queue.
+      await client.query(`CREATE OR REPLACE FUNCTION ${RELEASE}(
+          p_channel text, p_ticket bigint, p_holder uuid)
+        RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(p_channel));
+          DELETE FROM ${TABLE} WHERE id = p_ticket;
+          IF EXISTS (SELECT 1 FROM ${TABLE}
+                     WHERE channel_id = p_channel AND id > p_ticket AND holder <> p_holder) THEN
+            PERFORM pg_notify('${NOTIFY_CHANNEL}', p_channel);
+          END IF;
+        END $$`);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -173,18 +219,14 @@ export class PostgresChannelSequencer implements ChannelSequencer {
   }
 
   /** Takes the next ticket of `key`, after the previous local one, so local arrival order is kept. */
-  #takeTicket(key: string): Promise<string> {
+  #takeTicket(key: string): Promise<{ id: string; blocked: boolean }> {
     const previous = this.#ticketTails.get(key) ?? Promise.resolve();
     const ticket = previous.then(async () => {
-      const { rows } = await this.#pool.query<{ id: string }>(
-        // The channel's lock, held for this statement only, makes tickets of one channel commit in number
-        // order: without it, ticket 10 could still be uncommitted (invisible) when ticket 11 checks its turn.
-        `WITH channel_lock AS (SELECT pg_advisory_xact_lock(hashtext($1)))
-         INSERT INTO ${TABLE} (channel_id, holder, lease_until)
-         SELECT $1, $2, now() + make_interval(secs => $3) FROM channel_lock RETURNING id`,
+      const { rows } = await this.#pool.query<{ ticket: string; blocked: boolean }>(
+        `SELECT ticket, blocked FROM ${TAKE}($1, $2, $3)`,
         [key, this.#holder, this.#leaseMs / 1000],
       );
-      return rows[0]!.id;
+      return { id: rows[0]!.ticket, blocked: rows[0]!.blocked };
     });
     const tail = ticket.catch(() => undefined);
     this.#ticketTails.set(key, tail);
@@ -241,11 +283,7 @@ export class PostgresChannelSequencer implements ChannelSequencer {
 
   async #finish(key: string, ticket: string): Promise<void> {
     try {
-      await this.#pool.query(
-        `WITH done AS (DELETE FROM ${TABLE} WHERE id = $1)
-         SELECT pg_notify('${NOTIFY_CHANNEL}', $2)`,
-        [ticket, key],
-      );
+      await this.#pool.query(`SELECT ${RELEASE}($1, $2, $3)`, [key, ticket, this.#holder]);
     } catch (error) {
       // The lease runs out instead: the channel waits at most one lease.
       this.#warn(error, 'sequencer could not release a ticket');

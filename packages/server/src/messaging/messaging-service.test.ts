@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { copyPGliteTemplate } from '../../test/databases';
-import { createAgentProfiles } from '../agents/agent-profile';
+import { createAgentProfiles } from '../agents/agent-registry';
 import { createLogger } from '../logger';
 import { createElizaModel } from '../models';
 import { createDatabase } from '../storage/create-database';

@@ -43,6 +43,11 @@ export interface ParleyMetrics {
   observeModelLatency(ms: number): void;
   /** The model failed, with the Parley error code it was mapped to (`TIMEOUT`, `UPSTREAM_ERROR`, …). */
   modelError(code: string): void;
+  /** Outbound webhook attempts (success or failure) and deliveries that ended (delivered or dead). */
+  readonly webhooks: {
+    attempt(result: 'success' | 'failure'): void;
+    delivery(outcome: 'delivered' | 'dead'): void;
+  };
   /** Sets the functions gauges read at scrape time; later calls add to or replace earlier ones. */
   watch(sources: MetricsSources): void;
   /** The exposition text and its content type, for `GET /metrics`. */
@@ -109,6 +114,18 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const webhookAttempts = new Counter({
+    name: 'parley_webhook_attempts_total',
+    help: 'Outbound webhook attempts, by result (success, failure)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const webhookDeliveries = new Counter({
+    name: 'parley_webhook_deliveries_total',
+    help: 'Outbound webhook deliveries that ended, by outcome (delivered, dead)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'parley_sockets',
     help: 'Connected sockets',
@@ -160,6 +177,10 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     },
     observeModelLatency: (ms) => modelSeconds.observe(ms / 1000),
     modelError: (code) => modelErrors.inc({ code }),
+    webhooks: {
+      attempt: (result) => webhookAttempts.inc({ result }),
+      delivery: (outcome) => webhookDeliveries.inc({ outcome }),
+    },
     watch(next) {
       Object.assign(sources, next);
       for (const [queue, depth] of Object.entries(next.queues ?? {})) queues.set(queue, depth);

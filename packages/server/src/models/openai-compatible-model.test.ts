@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ParleyError } from '@parley/core';
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
@@ -30,21 +32,53 @@ async function failureOf(stream: AsyncIterable<string>): Promise<ParleyError> {
   return error;
 }
 
-/** Starts a fake upstream that reports how each request ended. */
-async function upstream(options: FakeOpenAIServerOptions) {
-  let ended: (outcome: 'completed' | 'aborted') => void = () => {};
-  const outcome = new Promise<'completed' | 'aborted'>((resolve) => (ended = resolve));
-  const server = await startFakeOpenAIServer({ ...options, onRequestEnd: (value) => ended(value) });
-  const model = createOpenAICompatibleModel({
-    baseUrl: server.url,
-    apiKey: API_KEY,
-    model: 'fake-model',
-    timeoutMs: 200,
+/** A one-route upstream whose answer a test writes itself. */
+async function rawUpstream(answer: (response: ServerResponse) => void) {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => answer(response));
   });
-  return { server, model, outcome, [Symbol.asyncDispose]: () => server.close() };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    [Symbol.asyncDispose]: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
-describe('createOpenAICompatibleModel', () => {
+const SSE_HEADERS = { 'content-type': 'text/event-stream' };
+const chunkEvent = (content: string) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+
+/** Both client paths: the direct node:http one (default) and the AI SDK's, taken when `fetch` is replaced. */
+const paths: [string, typeof globalThis.fetch | undefined][] = [
+  ['over node:http', undefined],
+  ['through the AI SDK with a replaced fetch', (input, init) => globalThis.fetch(input, init)],
+];
+
+describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
+  /** Starts a fake upstream that reports how each request ended. */
+  async function upstream(options: FakeOpenAIServerOptions) {
+    let ended: (outcome: 'completed' | 'aborted') => void = () => {};
+    const outcome = new Promise<'completed' | 'aborted'>((resolve) => (ended = resolve));
+    const server = await startFakeOpenAIServer({
+      ...options,
+      onRequestEnd: (value) => ended(value),
+    });
+    const model = createOpenAICompatibleModel({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      model: 'fake-model',
+      timeoutMs: 200,
+      ...(fetch ? { fetch } : {}),
+    });
+    return { server, model, outcome, [Symbol.asyncDispose]: () => server.close() };
+  }
+
   it('streams the reply in the pieces the server sends, with the conversation and key', async () => {
     const seen: { headers: Record<string, unknown>; body: unknown }[] = [];
     await using fake = await upstream({
@@ -111,10 +145,54 @@ describe('createOpenAICompatibleModel', () => {
   it('turns a refused connection into MODEL_ERROR', async () => {
     const closed = await startFakeOpenAIServer();
     await closed.close();
-    const model = createOpenAICompatibleModel({ baseUrl: closed.url, apiKey: API_KEY, model: 'm' });
+    const model = createOpenAICompatibleModel({
+      baseUrl: closed.url,
+      apiKey: API_KEY,
+      model: 'm',
+      ...(fetch ? { fetch } : {}),
+    });
     const error = await failureOf(model.stream(request));
     expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toBe('The model service could not be reached');
+  });
+
+  it('turns an error reported inside the stream into MODEL_ERROR, after the pieces before it', async () => {
+    await using raw = await rawUpstream((response) => {
+      response.writeHead(200, SSE_HEADERS);
+      response.end(
+        chunkEvent('partial ') +
+          `data: ${JSON.stringify({ error: { message: 'upstream overloaded: internal detail', type: 'server_error' } })}\n\n`,
+      );
+    });
+    const model = createOpenAICompatibleModel({
+      baseUrl: raw.url,
+      model: 'm',
+      ...(fetch ? { fetch } : {}),
+    });
+    const pieces: string[] = [];
+    const error: unknown = await (async () => {
+      for await (const piece of model.stream(request)) pieces.push(piece);
+    })().catch((rejection: unknown) => rejection);
+    expect(pieces).toEqual(['partial ']);
+    expect(ParleyError.isInstance(error) && error.code).toBe('MODEL_ERROR');
+    expect((error as Error).message).toBe('The model service reported an error');
+  });
+
+  it('turns a connection cut mid-answer into MODEL_ERROR', async () => {
+    await using raw = await rawUpstream((response) => {
+      response.writeHead(200, SSE_HEADERS);
+      response.write(chunkEvent('half an ans'));
+      setTimeout(() => response.destroy(), 20);
+    });
+    const model = createOpenAICompatibleModel({
+      baseUrl: raw.url,
+      model: 'm',
+      timeoutMs: 5000,
+      ...(fetch ? { fetch } : {}),
+    });
+    const error = await failureOf(model.stream(request));
+    expect(error.code).toBe('MODEL_ERROR');
+    expect(error.message).not.toContain('internal');
   });
 
   it('turns a malformed stream into MODEL_ERROR', async () => {

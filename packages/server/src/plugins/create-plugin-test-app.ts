@@ -6,7 +6,7 @@ import { toAgentProfile } from '../agents/agent-profile';
 import { type AgentServices, ParleyAgentRuntime } from '../agents/agent-runtime';
 import type { AppEnv } from '../http/app-env';
 import { createHttpApp } from '../http/create-app';
-import { loadPlugins } from './load-plugins';
+import { loadPlugins } from './loading/load-plugins';
 import { pluginRoutes, type PluginRoutesOptions } from './plugin-routes';
 
 /** A log line as pino writes it. */

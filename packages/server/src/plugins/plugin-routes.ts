@@ -3,11 +3,11 @@ import { safeEqual } from '@parley/plugin-sdk';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { handleError } from '../http/error-handler';
-import { handlePluginRoute } from './handle-plugin-route';
+import { handlePluginRoute } from './routing/handle-plugin-route';
 import type { PluginRouteEntry, PluginRouteTable } from './plugin-route-table';
-import { routeMountsOf, type MountMethod } from './route-mounts';
-import { selectRouteEntry } from './select-route-entry';
-import { serveStatic } from './serve-static';
+import { routeMountsOf, type MountMethod } from './routing/route-mounts';
+import { selectRouteEntry } from './routing/select-route-entry';
+import { serveStatic } from './static/serve-static';
 
 /** Options of {@link pluginRoutes}. Every limit has a default. */
 export interface PluginRoutesOptions {

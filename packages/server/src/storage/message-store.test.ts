@@ -69,6 +69,29 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
     expect(listed).toEqual(stored);
   });
 
+  it.skipIf(skip)(
+    "sees a channel's agent set by another writer, and keeps it once set",
+    async () => {
+      // Another process's store on the same database.
+      const other = new MessageStore(database!.db);
+      const channelId = randomUUID();
+      await store.insert(newMessage(channelId, 'no agent yet'));
+      expect((await store.getChannel(channelId))?.agentId).toBeNull();
+      const agentId = randomUUID();
+      await other.insert(newMessage(channelId, 'from elsewhere', { channelAgentId: agentId }));
+      // A channel without an agent was not remembered: the agent the other writer set is seen.
+      expect((await store.getChannel(channelId))?.agentId).toBe(agentId);
+      // Once set it stays: a later writer naming another agent does not change it, here or there.
+      await other.insert(newMessage(channelId, 'again', { channelAgentId: randomUUID() }));
+      expect((await store.getChannel(channelId))?.agentId).toBe(agentId);
+      expect((await new MessageStore(database!.db).getChannel(channelId))?.agentId).toBe(agentId);
+      // What a caller does with the record it got does not change the next one.
+      const record = await store.getChannel(channelId);
+      record!.agentId = 'changed by the caller';
+      expect((await store.getChannel(channelId))?.agentId).toBe(agentId);
+    },
+  );
+
   it.skipIf(skip)('keeps concurrent writes in order and lists newest first', async () => {
     const channelId = randomUUID();
     const createdAt = new Date();

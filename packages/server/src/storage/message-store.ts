@@ -87,6 +87,8 @@ function fromRow(
 
 /** How many channel ids the store remembers as existing. */
 const KNOWN_CHANNELS_LIMIT = 50_000;
+/** How many channels with an agent the store remembers. */
+const CHANNEL_CACHE_LIMIT = 10_000;
 
 /**
  * Channels and messages. Inserts are group-committed: a message is durable when `insert` resolves (the batch
@@ -98,6 +100,11 @@ export class MessageStore {
   readonly #writer: BatchWriter<NewMessage>;
   /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; oldest forgotten first. */
   readonly #knownChannels = new Set<string>();
+  /**
+   * Channels whose agent is set. A channel's agent is set once (the insert keeps an existing one) and channels
+   * are never deleted, so these stay true whichever process wrote them: no query per message for them.
+   */
+  readonly #channels = new Map<string, ChannelRecord>();
 
   readonly #recent: RecentMessagesCache | undefined;
 
@@ -159,6 +166,8 @@ export class MessageStore {
 
   /** A channel, if it exists. */
   async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
+    const cached = this.#channels.get(channelId);
+    if (cached) return { ...cached };
     const row = await storageCall('channel', () =>
       this.#db
         .selectFrom('channels')
@@ -166,7 +175,16 @@ export class MessageStore {
         .where('id', '=', channelId)
         .executeTakeFirst(),
     );
-    return row && { id: row.id, serverId: row.server_id, agentId: row.agent_id };
+    if (!row) return undefined;
+    const channel = { id: row.id, serverId: row.server_id, agentId: row.agent_id };
+    if (channel.agentId !== null) {
+      if (this.#channels.size >= CHANNEL_CACHE_LIMIT) {
+        const oldest = this.#channels.keys().next().value;
+        if (oldest !== undefined) this.#channels.delete(oldest);
+      }
+      this.#channels.set(channelId, { ...channel });
+    }
+    return channel;
   }
 
   /** A channel's messages, newest first. */

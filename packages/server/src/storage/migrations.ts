@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { createWebhookTables } from '../webhooks/webhook-migration';
 
 /**
  * Every migration, in order. One set for the embedded PGlite database and for PostgreSQL: both are PostgreSQL.
@@ -93,6 +94,13 @@ const migrations: Record<string, Migration> = {
         .column('in_reply_to')
         .where(sql.ref('in_reply_to'), 'is not', null)
         .execute();
+    },
+  },
+  '0010_webhooks': {
+    // Outbound webhooks (src/webhooks). Numbered apart from the messaging migrations so that work on both can
+    // land in either order.
+    async up(db: Kysely<unknown>) {
+      await createWebhookTables(db);
     },
   },
 };

@@ -1,3 +1,4 @@
+import type { WebhookTables } from '../webhooks/webhook-tables';
 import type { ColumnType, Generated } from 'kysely';
 
 /** `channels`: one row per channel (room), created on first use. */
@@ -56,7 +57,7 @@ export interface TeeAgentTable {
 }
 
 /** The whole database, as Kysely sees it. */
-export interface DatabaseSchema {
+export interface DatabaseSchema extends WebhookTables {
   channels: ChannelTable;
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;

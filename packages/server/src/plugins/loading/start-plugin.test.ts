@@ -1,0 +1,120 @@
+import type { AgentRuntime, Plugin, PluginServiceClass } from '@parley/plugin-sdk';
+import { describe, expect, it } from 'vitest';
+import { createPluginTestApp } from '../create-plugin-test-app';
+
+/** An elizaOS-style service: static serviceType and start(runtime). */
+class CounterService {
+  static serviceType = 'counter';
+  count = 0;
+  constructor(readonly runtime: AgentRuntime) {}
+  static start(runtime: AgentRuntime) {
+    return new CounterService(runtime);
+  }
+}
+
+describe('plugins on the runtime', () => {
+  it('gives services registered by a plugin, events and its own settings to routes, per agent', async () => {
+    const seen: string[] = [];
+    const plugin = {
+      name: 'eliza-style',
+      services: [CounterService as unknown as PluginServiceClass],
+      events: {
+        COUNTED: [
+          (params: Record<string, unknown>) => {
+            seen.push(String(params.by));
+          },
+        ],
+      },
+      init(_config: Record<string, string>, runtime: AgentRuntime) {
+        // What @elizaos/plugin-github does with its validated configuration.
+        runtime.character.settings = runtime.character.settings ?? {};
+        (runtime.character.settings as Record<string, unknown>).pluginConfig = {
+          owner: runtime.character.name,
+        };
+      },
+      routes: [
+        {
+          type: 'POST',
+          path: '/count',
+          handler: async (_req, res, runtime) => {
+            const counter = runtime.getService<CounterService>('counter')!;
+            counter.count += 1;
+            await runtime.emitEvent('COUNTED', { by: runtime.character.name });
+            const config = (
+              runtime.character.settings as unknown as Record<string, { owner: string }>
+            ).pluginConfig;
+            res.json({ count: counter.count, owner: config?.owner });
+          },
+        },
+      ],
+    } as Plugin;
+    const { app, agents } = await createPluginTestApp({
+      plugins: [plugin],
+      characters: [{ name: 'Ada' }, { name: 'Bob' }],
+    });
+    const post = (agent: number) =>
+      app.request(`/count?agentId=${agents[agent]!.agentId}`, { method: 'POST' });
+    expect(await (await post(0)).json()).toEqual({ count: 1, owner: 'Ada' });
+    expect(await (await post(0)).json()).toEqual({ count: 2, owner: 'Ada' });
+    expect(await (await post(1)).json()).toEqual({ count: 1, owner: 'Bob' });
+    expect(seen).toEqual(['Ada', 'Ada', 'Bob']);
+    expect(agents[0]!.hasService('counter')).toBe(true);
+  });
+
+  it('stops start-up when init uses a runtime member Parley lacks, naming the member and the plugin', async () => {
+    const plugin = {
+      name: 'needs-memory',
+      async init(_config: Record<string, string>, runtime: AgentRuntime) {
+        await (runtime as unknown as { getMemories(query: object): Promise<unknown> }).getMemories(
+          {},
+        );
+      },
+    } as Plugin;
+    await expect(createPluginTestApp({ plugins: [plugin] })).rejects.toThrow(
+      /plugin "needs-memory" failed to start for agent Ada \(plugin "needs-memory" uses runtime\.getMemories, which Parley does not offer/,
+    );
+  });
+
+  it('answers 500 and logs the member and the plugin when a route uses one', async () => {
+    const plugin = {
+      name: 'needs-model',
+      routes: [
+        {
+          type: 'GET',
+          path: '/think',
+          handler: async (_req, res, runtime) => {
+            const text = await (runtime as unknown as { useModel(): Promise<string> }).useModel();
+            res.json({ text });
+          },
+        },
+      ],
+    } as Plugin;
+    const { app, waitForLine } = await createPluginTestApp({ plugins: [plugin] });
+    const response = await app.request('/think');
+    expect(response.status).toBe(500);
+    const line = await waitForLine((entry) => entry.msg === 'plugin route failed');
+    expect(JSON.stringify(line.err)).toContain('plugin \\"needs-model\\" uses runtime.useModel');
+  });
+
+  it('starts without a service that fails, logs why, and warns about parts Parley does not run', async () => {
+    class Broken {
+      static serviceType = 'broken';
+      static start(runtime: AgentRuntime) {
+        return (runtime as unknown as { getCache(key: string): unknown }).getCache('x');
+      }
+    }
+    const plugin = {
+      name: 'partial',
+      actions: [{ name: 'HELLO' }],
+      services: [Broken as unknown as PluginServiceClass],
+    } as unknown as Plugin;
+    const { agents, lines } = await createPluginTestApp({ plugins: [plugin] });
+    expect(agents[0]!.getService('broken')).toBeNull();
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('uses runtime.getCache, which Parley does not offer'),
+        expect.stringContaining('plugin declares actions, which Parley does not run'),
+      ]),
+    );
+  });
+});

@@ -1,0 +1,129 @@
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import type { TargetPolicy } from './target-policy';
+import type { ClaimedDelivery, WebhookAttempt } from './webhook-store';
+
+/** How much of a receiver's answer is kept with the attempt. */
+export const RESPONSE_BODY_LIMIT = 2048;
+
+/** What one attempt gave, besides the record: whether it succeeded and what the receiver asked. */
+export interface SendResult extends WebhookAttempt {
+  ok: boolean;
+  /** The receiver's `Retry-After`, in ms, when it gave one. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Sends deliveries as the Standard Webhooks specification describes: a JSON body, `webhook-id` (the same on
+ * every attempt of a delivery), `webhook-timestamp` (this attempt's, in seconds) and `webhook-signature`
+ * (`v1,<base64 HMAC-SHA256>`), signed with the `standardwebhooks` library so receivers verify with it unchanged.
+ * Connections go only to addresses the target policy allows (checked in the connection's own lookup), redirects
+ * are not followed, every attempt has a deadline, and only the first bytes of an answer are read.
+ */
+export class WebhookSender {
+  readonly #agent: Agent;
+  readonly #timeoutMs: number;
+
+  constructor(policy: TargetPolicy, options: { timeoutMs: number; connections: number }) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#agent = new Agent({
+      connect: { lookup: policy.lookup, timeout: options.timeoutMs },
+      connections: options.connections,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async send(delivery: ClaimedDelivery): Promise<SendResult> {
+    const body = JSON.stringify(delivery.payload);
+    const webhookId = `msg_${delivery.id}`;
+    const timestamp = new Date();
+    const signature = new Webhook(delivery.secret).sign(webhookId, timestamp, body);
+    const started = performance.now();
+    const attemptedAt = timestamp.toISOString();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const response = await request(delivery.url, {
+        method: 'POST',
+        body,
+        dispatcher: this.#agent,
+        signal: AbortSignal.timeout(this.#timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Parley-Webhooks/1',
+          'webhook-id': webhookId,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+      });
+      const responseBody = await readStart(response.body);
+      const status = response.statusCode;
+      const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+      return {
+        ok: status >= 200 && status < 300,
+        attemptedAt,
+        durationMs: elapsed(),
+        responseStatus: status,
+        responseBody,
+        error: status >= 300 && status < 400 ? 'redirects are not followed' : null,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      };
+    } catch (error) {
+      return {
+        ok: false,
+        attemptedAt,
+        durationMs: elapsed(),
+        responseStatus: null,
+        responseBody: null,
+        error: describeFailure(error),
+      };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}
+
+/** Reads at most {@link RESPONSE_BODY_LIMIT} bytes of an answer, then lets the rest go. */
+async function readStart(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_BODY_LIMIT) break;
+    }
+  } catch {
+    // A receiver that cuts its answer short still answered with its status.
+  } finally {
+    body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+}
+
+/** `Retry-After` as seconds or an HTTP date, in ms from now; at most a day. */
+export function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const day = 24 * 60 * 60 * 1000;
+  if (/^\d+$/.test(text.trim())) return Math.min(Number(text.trim()) * 1000, day);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(at - Date.now(), 0), day);
+}
+
+/** A failure without anything that could carry the payload or a secret: the error's kind and code. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return 'request failed';
+  const code = (error as { code?: unknown }).code;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (code === 'ETARGETREFUSED') return error.message;
+  if (cause?.code === 'ETARGETREFUSED') {
+    return typeof cause.message === 'string' ? cause.message : 'target refused';
+  }
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out';
+  const known =
+    typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : undefined;
+  return known ? `request failed (${known})` : `request failed (${error.name})`;
+}

@@ -1,0 +1,151 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** The first entry of a `WEBHOOK_PRIVATE_TARGETS` list that is not a host name, address or CIDR range. */
+export function invalidTargetEntry(entries: readonly string[]): string | undefined {
+  return entries.find((entry) => {
+    const value = stripBrackets(entry.trim().toLowerCase());
+    if (value.includes('/')) return !ipaddr.isValidCIDR(value);
+    return (
+      !ipaddr.isValid(value) &&
+      !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(value)
+    );
+  });
+}
+
+/** Why a webhook target was refused. */
+export class TargetRefusedError extends Error {
+  override readonly name = 'TargetRefusedError';
+}
+
+type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * Which addresses a webhook may be delivered to. Only public unicast addresses, unless the host name or the
+ * address is listed in `privateTargets` (host names, addresses or CIDR ranges): loopback, private, link-local
+ * (the cloud metadata address 169.254.169.254 among them), carrier-grade NAT, unique-local, multicast and
+ * reserved ranges are refused, IPv4-mapped IPv6 addresses judged as the IPv4 address they carry.
+ *
+ * The check runs on the resolved addresses, in the connection's own DNS lookup ({@link TargetPolicy.lookup}),
+ * so a name that resolves to a public address when the subscription is created and to a private one later
+ * (DNS rebinding) is refused at delivery, and the address checked is the one connected to.
+ */
+export class TargetPolicy {
+  readonly #hosts = new Set<string>();
+  readonly #ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+  readonly #resolve: Lookup;
+
+  /**
+   * @param privateTargets host names, addresses or CIDR ranges allowed although private (`WEBHOOK_PRIVATE_TARGETS`).
+   * @throws TargetRefusedError naming an entry that is neither a host name nor an address nor a range.
+   */
+  constructor(privateTargets: readonly string[] = [], resolve: Lookup = dnsLookup) {
+    this.#resolve = resolve;
+    for (const entry of privateTargets) {
+      const value = entry.trim().toLowerCase();
+      if (value === '') continue;
+      if (value.includes('/')) {
+        try {
+          this.#ranges.push(ipaddr.parseCIDR(value));
+        } catch {
+          throw new TargetRefusedError(`"${entry}" is not a CIDR range`);
+        }
+      } else if (ipaddr.isValid(stripBrackets(value))) {
+        const address = normalise(ipaddr.parse(stripBrackets(value)));
+        this.#ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
+      } else {
+        this.#hosts.add(value);
+      }
+    }
+  }
+
+  /**
+   * Checks a target URL: http(s), no credentials, and every address its host resolves to allowed.
+   * @throws TargetRefusedError saying why.
+   */
+  async check(url: URL): Promise<void> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TargetRefusedError('must be an http(s) URL');
+    }
+    if (url.username || url.password) throw new TargetRefusedError('must not carry credentials');
+    const host = stripBrackets(url.hostname.toLowerCase());
+    const addresses = await new Promise<LookupAddress[]>((resolve, reject) => {
+      this.lookup(host, { all: true }, (error, found) =>
+        error ? reject(error) : resolve(found as LookupAddress[]),
+      );
+    });
+    if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`);
+  }
+
+  /**
+   * A `dns.lookup`-compatible function for the delivery connection: resolves, then refuses the whole answer if
+   * one address is not allowed for this host.
+   */
+  readonly lookup = (
+    hostname: string,
+    options: { all?: boolean; family?: number | string } | number,
+    callback: (
+      error: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
+  ): void => {
+    const host = stripBrackets(hostname.toLowerCase());
+    const all = typeof options === 'object' && options.all === true;
+    const answer = (addresses: LookupAddress[]) => {
+      const refused = addresses.find((entry) => !this.#allows(host, entry.address));
+      if (refused) {
+        const error = new TargetRefusedError(
+          `${host} resolves to ${refused.address}, a private or reserved address (list it in WEBHOOK_PRIVATE_TARGETS to allow it)`,
+        ) as TargetRefusedError & { code: string };
+        error.code = 'ETARGETREFUSED';
+        callback(error, all ? [] : '', undefined);
+        return;
+      }
+      if (all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    };
+    const family = isIP(host);
+    if (family !== 0) {
+      answer([{ address: host, family }]);
+      return;
+    }
+    this.#resolve(host, { all: true }, (error, addresses) => {
+      if (error) callback(error, all ? [] : '', undefined);
+      else answer(addresses);
+    });
+  };
+
+  #allows(host: string, address: string): boolean {
+    if (this.#hosts.has(host)) return true;
+    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      parsed = normalise(ipaddr.parse(address));
+    } catch {
+      return false;
+    }
+    if (this.#ranges.some((range) => sameKind(parsed, range[0]) && parsed.match(range)))
+      return true;
+    return parsed.range() === 'unicast';
+  }
+}
+
+function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/** An IPv4-mapped IPv6 address is judged as its IPv4 address. */
+function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (address as ipaddr.IPv6).toIPv4Address()
+    : address;
+}
+
+function sameKind(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return a.kind() === b.kind();
+}
