@@ -10,6 +10,9 @@ import {
   teeAgentsResponseSchema,
   teeStatusResponseSchema,
   uuidSchema,
+  webhookDeliveriesQuerySchema,
+  webhookSubscriptionRequestSchema,
+  webhookSubscriptionSchema,
   websocketModeResponseSchema,
   type ErrorCode,
 } from '@parley/core';
@@ -355,5 +358,102 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     auth: [],
     responses: { 200: { description: 'The page.', text: 'text/html' } },
     errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks',
+    operationId: 'createWebhookSubscription',
+    summary: 'Subscribe a URL to events',
+    description:
+      'The answer is the only one that carries the signing `secret`. The URL must resolve to a public ' +
+      'address unless the server allows private targets; 409 when the server keeps its most subscriptions.',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    body: webhookSubscriptionRequestSchema,
+    responses: {
+      201: {
+        description: 'The subscription, with its secret.',
+        json: apiSuccessSchema(webhookSubscriptionSchema),
+      },
+    },
+    errors: ['BAD_REQUEST', 'CONFLICT', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks',
+    operationId: 'listWebhookSubscriptions',
+    summary: 'The webhook subscriptions',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    responses: {
+      200: {
+        description: 'Every subscription, without secrets.',
+        json: apiSuccessSchema(z.array(webhookSubscriptionSchema)),
+      },
+    },
+    errors: ['UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/:id',
+    operationId: 'getWebhookSubscription',
+    summary: 'One webhook subscription',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    responses: {
+      200: { description: 'The subscription.', json: apiSuccessSchema(webhookSubscriptionSchema) },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'delete',
+    path: '/api/webhooks/:id',
+    operationId: 'deleteWebhookSubscription',
+    summary: 'Delete a webhook subscription',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    responses: {
+      200: {
+        description: 'Deleted.',
+        json: apiSuccessSchema(z.object({ id: z.string(), deleted: z.literal(true) })),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/:id/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: "A subscription's latest deliveries, with their attempts",
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    query: webhookDeliveriesQuerySchema,
+    responses: {
+      200: {
+        description: 'Deliveries, newest first.',
+        json: apiSuccessSchema(z.array(z.looseObject({ id: z.string(), status: z.string() }))),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks/:id/deliveries/:deliveryId/retry',
+    operationId: 'retryWebhookDelivery',
+    summary: 'Deliver a failed delivery again',
+    description: 'Takes no body. 409 when the delivery was delivered already.',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema, deliveryId: uuidSchema },
+    responses: {
+      202: {
+        description: 'Queued again.',
+        json: apiSuccessSchema(z.object({ id: z.string(), status: z.literal('pending') })),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'],
   },
 ];

@@ -173,6 +173,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       { name: 'agents', description: 'The agents this server hosts.' },
       { name: 'messaging', description: 'Messages in, agent replies out.' },
       { name: 'tee', description: 'Trusted execution environment status and attestations.' },
+      { name: 'webhooks', description: 'Outbound webhook subscriptions and their deliveries.' },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],
