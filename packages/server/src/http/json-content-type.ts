@@ -19,7 +19,13 @@ export function isJsonContentType(value: string | undefined): boolean {
  */
 export function requireJsonContentType(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (BODY_METHODS.has(c.req.method) && !isJsonContentType(c.req.header('content-type'))) {
+    // A declared empty body (`Content-Length: 0`, what fetch sends for a POST without one) has no media type.
+    const empty = c.req.header('content-length') === '0' && !c.req.header('transfer-encoding');
+    if (
+      BODY_METHODS.has(c.req.method) &&
+      !empty &&
+      !isJsonContentType(c.req.header('content-type'))
+    ) {
       throw new ParleyError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     }
     await next();
