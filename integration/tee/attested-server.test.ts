@@ -34,7 +34,7 @@ const policy: MeasurementPolicy = {
 };
 
 /** A full server in TEE_MODE=LOCAL, checked the way a third party would check it. */
-describe('a TEE server verified with @parley/tee', () => {
+describe('a TEE server verified with @parley/tee', { timeout: 120_000 }, () => {
   let dataDir: string;
   let server: ParleyServer;
 

@@ -1,3 +1,4 @@
 import { parleyBuild } from '../../tsup.base';
 
-export default parleyBuild();
+// The library, and the `parley-tee` command (package.json `bin`).
+export default parleyBuild({ entry: ['src/index.ts', 'src/cli.ts'] });

@@ -33,6 +33,9 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     case 'doctor':
       process.exitCode = await (await import('./cli/doctor')).runDoctor(command.args);
+      // Always ends once the checks are done: a driver still retrying in the background (a Redis or a
+      // database that does not answer) must not keep doctor running. stdout is flushed first.
+      process.stdout.write('', () => process.exit());
       return;
     case 'start':
       await (await import('./cli/serve')).serve(command.args);

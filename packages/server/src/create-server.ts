@@ -15,10 +15,10 @@ import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './guards/exposure-warning';
 import { observingReplies } from './metrics/observe-reply';
-import { apiDocsRoutes } from './http/openapi';
+import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
-import { databaseProbe } from './health';
+import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { roomDelivery } from './messaging/deliver-to-room';
@@ -33,6 +33,7 @@ import {
   createSocketServer,
   type ParleySocketServer,
   socketServerReady,
+  socketServerRooms,
   type SocketServerOptions,
 } from './socket/create-socket-server';
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
@@ -303,6 +304,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     serverRoutes(profiles, {
       readiness: [
         databaseProbe(database.db),
+        roomsProbe(() => socketServerRooms(io)),
         // A stopping server takes no new traffic: load balancers move it elsewhere during the drain.
         () => Promise.resolve({ name: 'accepting', ok: !lifecycle.draining }),
       ],
@@ -318,7 +320,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   );
   app.route('/', webhooks.routes);
   let pluginEntries: readonly PluginRouteEntry[] = [];
-  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries }));
+  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

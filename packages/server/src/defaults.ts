@@ -48,6 +48,28 @@ export const DEFAULTS = {
   teeMode: 'OFF',
   /** `TEE_VENDOR`. */
   teeVendor: 'phala',
+  /** `RATE_LIMIT_BURST`, `RATE_LIMIT_PER_SECOND`, `rateLimit`: per client, per budget; clients remembered. */
+  rateLimit: { burst: 60, perSecond: 10, maxClients: 10_000 },
+  /** `connections`, `MAX_CONNECTIONS`, `MAX_CONNECTIONS_PER_ADDRESS`, `LIMIT_LOOPBACK`: the HTTP server's bounds. */
+  connections: {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    keepAliveTimeoutMs: 5_000,
+    checkIntervalMs: 1_000,
+    maxConnections: 2_000,
+    maxConnectionsPerAddress: 100,
+    limitLoopback: false,
+  },
+  /** `WEBHOOK_*`, `webhooks`: outbound webhooks. */
+  webhooks: {
+    /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h: Svix's schedule, about 18 hours over seven attempts. */
+    retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
+    timeoutMs: 10_000,
+    pollMs: 250,
+    maxInFlight: 16,
+    perSubscription: 4,
+    maxSubscriptions: 100,
+  },
 } as const;
 
 /** The address a server's own links use before it has bound its port. */

@@ -11,7 +11,7 @@ export type { AgentRegistry } from './agents/agent-registry';
 export type { ReplyLimits } from './messaging/messaging-service';
 
 export { loadCharacterFile, parseCharacter } from './agents/character';
-export { ConfigError } from './config/config-error';
+export { ConfigError } from './errors/config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './config/load-config';
 export type { ParleyConfig } from './config/load-config';
 export { createLogger, LOG_LEVELS } from './logger';

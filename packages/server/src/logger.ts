@@ -34,14 +34,37 @@ export interface LoggerOptions {
 
 const noop = () => undefined;
 
+/** Set once the process exits: from then on a full stdout pipe gets one more second, not forever. */
+let exitingSince: number | undefined;
+/** How long the last flush at exit may wait on a stdout pipe nobody reads. */
+const EXIT_FLUSH_MS = 1000;
+
 /**
  * Standard output written asynchronously (sonic-boom, `sync: false`), so that a slow reader never blocks the
  * event loop. When the reader goes away (`parley | head -2`), writes fail with EPIPE: from then on lines are
  * dropped rather than thrown, buffered without end, or retried, so HTTP keeps answering and SIGTERM still
- * stops the server.
+ * stops the server. When the reader stays but never reads (`parley | sleep 1000`), the lines wait in memory;
+ * at exit, pino flushes them synchronously, which against a full pipe would retry for good: it gets
+ * {@link EXIT_FLUSH_MS}, then what is left is dropped and the process exits.
  */
 function stdoutDestination() {
-  const stream = pino.destination({ dest: 1, sync: false });
+  if (exitingSince === undefined) {
+    // Registered before pino's own exit flush (which is registered when the destination is built).
+    process.once('exit', () => (exitingSince = Date.now()));
+  }
+  const stream = pino.destination({
+    dest: 1,
+    sync: false,
+    retryEAGAIN: () => exitingSince === undefined || Date.now() - exitingSince < EXIT_FLUSH_MS,
+  });
+  const flushSync = stream.flushSync.bind(stream);
+  stream.flushSync = () => {
+    try {
+      flushSync();
+    } catch {
+      // The reader did not take the last lines in time: they are dropped, the process still exits.
+    }
+  };
   const onError = (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') return;
     stream.write = () => true;
@@ -76,12 +99,13 @@ export function createLogger(
   if ((format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json') {
     return pino(settings, stdoutDestination());
   }
-  // pino-pretty's own stdout stream drops lines after EPIPE too (build-safe-sonic-boom).
   return pino(
     settings,
     pretty({
       colorize: process.stdout.isTTY,
-      sync: false,
+      destination: stdoutDestination(),
+      // One line per entry: a request is one line, its fields after the message, not one line each.
+      singleLine: true,
       ignore: 'pid,hostname,service',
       translateTime: 'HH:MM:ss.l',
     }),

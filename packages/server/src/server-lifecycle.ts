@@ -87,6 +87,7 @@ export function createLifecycle(options: LifecycleOptions) {
       await options.afterClose();
       return;
     }
+    // Everything below is bounded: the drain and the stores' close each by the shutdown deadline.
     logger.info({ inFlight }, 'stopping');
     draining = true;
     options.beforeDrain?.();
@@ -113,7 +114,19 @@ export function createLifecycle(options: LifecycleOptions) {
     }
     server.closeAllConnections();
     await Promise.all([closed, socketsClosed]);
-    await options.afterClose();
+    // Closing the stores waits on the database; a database that stopped answering must not hold the
+    // process: after the deadline, what is left is abandoned (the process is about to exit anyway).
+    let deadline: NodeJS.Timeout | undefined;
+    const closedInTime = await Promise.race([
+      options.afterClose().then(() => true),
+      new Promise<boolean>((resolve) => {
+        deadline = setTimeout(() => resolve(false), options.shutdownTimeoutMs);
+        deadline.unref();
+      }),
+    ]);
+    clearTimeout(deadline);
+    if (!closedInTime)
+      logger.warn('the stores did not close before the shutdown deadline; leaving them');
     logger.info('stopped');
     logger.flush();
   }

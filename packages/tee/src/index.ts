@@ -11,15 +11,19 @@ export { isQuoteFormatError } from './quote/quote-format-error';
 export type { QeReport, TdxCertificationData, TdxQuote, TdxQuoteHeader } from './quote/tdx-quote';
 export { TDX_QUOTE } from './quote/tdx-quote-layout';
 export type { QeReportField, Td15ReportField, TdReportField } from './quote/tdx-quote-layout';
-export { verifyQuote } from './quote/verify-quote';
+export { DEFAULT_TCB_STATUSES, verifyQuote } from './quote/verify-quote';
 export { collateralFromPcs, parseDcapQvlCollateral } from './collateral/parse-collateral';
 export type { PcsCollateralInput } from './collateral/parse-collateral';
 export type { SignedCollateral, TdxCollateral } from './collateral/collateral';
 export { TCB_STATUSES } from './collateral/tcb-evaluation';
 export type { TcbEvaluation, TcbStatus } from './collateral/tcb-evaluation';
 export { verifyPlatformTcb } from './collateral/verify-platform-tcb';
-export { fetchCollateral, fetchCollateralForQuote } from './collateral/fetch-collateral';
-export type { FetchCollateralOptions } from './collateral/fetch-collateral';
+export {
+  createCollateralCache,
+  fetchCollateral,
+  fetchCollateralForQuote,
+} from './collateral/fetch-collateral';
+export type { CollateralCache, FetchCollateralOptions } from './collateral/fetch-collateral';
 export type { PlatformTcbVerification } from './collateral/verify-platform-tcb';
 export type { PlatformTcb } from './collateral/evaluate-tcb-info';
 export type {
@@ -27,7 +31,12 @@ export type {
   QuoteVerification,
   VerifyQuoteOptions,
 } from './quote/quote-verification';
-export { replayEventLog, dstackEventDigest, extendRegister } from './event-log/replay-event-log';
+export {
+  replayEventLog,
+  dstackEventDigest,
+  dstackEventPreimage,
+  extendRegister,
+} from './event-log/replay-event-log';
 export type { EventLogReplay, ReplayedEvent } from './event-log/replay-event-log';
 export { readDstackAppInfo } from './event-log/dstack-app-info';
 export type { DstackAppInfo } from './event-log/dstack-app-info';

@@ -21,6 +21,18 @@ function databaseSetting(config: ParleyConfig | undefined): string {
  */
 export function describeStartupError(error: unknown, config?: ParleyConfig): string {
   if (error instanceof ConfigError) return error.message;
+  const dependency = error as {
+    name?: unknown;
+    setting?: unknown;
+    value?: unknown;
+    cause?: unknown;
+  };
+  if (dependency?.name === 'DependencyError' && typeof dependency.setting === 'string') {
+    // Redis (the room adapter): one line naming the setting, its value and the cause.
+    const value = maskSetting(dependency.setting, String(dependency.value));
+    const cause = (error as Error).message.slice(dependency.setting.length + 1);
+    return `${dependency.setting} ${value} ${cause}; start Redis or fix the URL`;
+  }
   const failure = (error ?? {}) as StartupError;
   const code = failure.code;
   const where = config ? `PORT ${config.port} on HOST ${config.host}` : 'the port';
@@ -44,6 +56,15 @@ export function describeStartupError(error: unknown, config?: ParleyConfig): str
     return `${databaseSetting(config)}: ${POSTGRES_CONNECTION_CODES[code]} (${code})`;
   }
   const message = error instanceof Error ? error.message : String(error);
+  // pg's own words for a database that accepts connections but does not answer, or drops them.
+  if (
+    /timeout exceeded when trying to connect|Query read timeout|connection timeout/i.test(message)
+  ) {
+    return `${databaseSetting(config)} does not answer (timeout); check PostgreSQL and the network`;
+  }
+  if (/Connection terminated/i.test(message)) {
+    return `${databaseSetting(config)} dropped the connection; check PostgreSQL and the URL`;
+  }
   if (config && /data.?dir|pglite|lock/i.test(message))
     return `${databaseSetting(config)}: ${message}`;
   return message;

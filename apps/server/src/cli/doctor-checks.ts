@@ -3,10 +3,14 @@ import { lookup } from 'node:dns/promises';
 import { createServer as createNetServer } from 'node:net';
 import { createLogger, createServer } from '@parley/server';
 import { maskSetting, type ParleyConfig } from '@parley/server/config';
-import { probeDatabaseLocation } from '@parley/server/health';
+import { probeDatabaseLocation, probeRedis } from '@parley/server/health';
 import type { AppServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
 import type { DoctorResult } from './doctor-check';
+
+/** How long the database and Redis checks wait for an answer. */
+const DATABASE_TIMEOUT_MS = 8000;
+const REDIS_TIMEOUT_MS = 5000;
 
 /** `HOST` resolves to an address of some machine. */
 export async function checkHost(config: ParleyConfig): Promise<DoctorResult> {
@@ -28,6 +32,20 @@ export function checkPort(config: ParleyConfig): Promise<DoctorResult> {
   return new Promise((resolve) => {
     const probe = createNetServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        void runningParley(config).then((running) =>
+          resolve(
+            running
+              ? { status: 'ok', message: `${where} is served by a running Parley (${running})` }
+              : {
+                  status: 'fail',
+                  message: `${where} is already in use`,
+                  fix: 'stop the process using it, or set PORT to a free port',
+                },
+          ),
+        );
+        return;
+      }
       resolve({
         status: 'fail',
         message:
@@ -46,7 +64,33 @@ export function checkPort(config: ParleyConfig): Promise<DoctorResult> {
   });
 }
 
-/** The database answers and its migrations have run. */
+/**
+ * Whether a Parley server answers on `HOST`:`PORT`, and if so its readiness in words (`ready`, or why not).
+ * Read-only: one GET of its open readiness route.
+ */
+async function runningParley(config: ParleyConfig): Promise<string | undefined> {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  try {
+    const response = await fetch(`${base}/api/server/ready`, { signal: AbortSignal.timeout(3000) });
+    const body = (await response.json()) as {
+      success?: boolean;
+      data?: { status?: string };
+      error?: { message?: string };
+    };
+    if (body.success === true && body.data?.status === 'ready') return 'ready';
+    if (body.success === false && body.error?.message) return body.error.message;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The database answers and its migrations have run. The cause of a failure is said as `parley start` says it
+ * (3D000: the database does not exist…). Beside a running server on the embedded database (its folder locked),
+ * the folder is not opened: the running server's readiness answers for it.
+ */
 export async function checkDatabase(config: ParleyConfig): Promise<DoctorResult> {
   const setting = config.databaseUrl
     ? `DATABASE_URL ${maskSetting('DATABASE_URL', config.databaseUrl)}`
@@ -62,11 +106,34 @@ export async function checkDatabase(config: ParleyConfig): Promise<DoctorResult>
       };
     }
   }
-  const check = await probeDatabaseLocation(
-    config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl }
-      : { kind: 'pglite', dataDir: config.dataDir },
-  );
+  let check: Awaited<ReturnType<typeof probeDatabaseLocation>>;
+  try {
+    check = await probeDatabaseLocation(
+      config.databaseUrl
+        ? { kind: 'postgres', url: config.databaseUrl }
+        : { kind: 'pglite', dataDir: config.dataDir },
+      DATABASE_TIMEOUT_MS,
+    );
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'CONFLICT') throw error;
+    // The folder is locked by a running server: ask it instead of opening the files.
+    const running = await runningParley(config);
+    if (running === 'ready') {
+      return {
+        status: 'ok',
+        message: `${setting} is in use by the running server on PORT ${config.port}, which is ready`,
+      };
+    }
+    return {
+      status: running ? 'fail' : 'warn',
+      message: running
+        ? `${setting} is in use by the running server on PORT ${config.port}: ${running}`
+        : describeStartupError(error, config),
+      fix: running
+        ? "see the running server's log"
+        : 'check it with the server that uses this DATA_DIR, or stop that server',
+    };
+  }
   if (check.ok) return { status: 'ok', message: `${setting} is reachable and migrated` };
   if (check.detail?.includes('pending')) {
     return {
@@ -77,11 +144,39 @@ export async function checkDatabase(config: ParleyConfig): Promise<DoctorResult>
   }
   return {
     status: 'fail',
-    message: `${setting} is ${check.detail ?? 'not ready'}`,
+    // The same line as `parley start` for the same cause.
+    message:
+      check.cause !== undefined
+        ? describeStartupError(check.cause, config)
+        : `${setting} is ${check.detail ?? 'not ready'}`,
     fix: config.databaseUrl
       ? 'start PostgreSQL, or correct DATABASE_URL (user, password, host, port, database)'
       : 'stop the server that uses this DATA_DIR, or set DATA_DIR to another folder',
   };
+}
+
+/** Redis answers a PING, when `REDIS_URL` is set (rooms shared through Redis). */
+export async function checkRedis(config: ParleyConfig): Promise<DoctorResult> {
+  if (!config.redisUrl) {
+    return {
+      status: 'ok',
+      message: 'REDIS_URL not set (rooms shared through the database, if any)',
+    };
+  }
+  try {
+    await probeRedis(config.redisUrl, REDIS_TIMEOUT_MS);
+    return {
+      status: 'ok',
+      message: `REDIS_URL ${maskSetting('REDIS_URL', config.redisUrl)} answers`,
+    };
+  } catch (error) {
+    return {
+      status: 'fail',
+      // The same line as `parley start` for the same cause.
+      message: describeStartupError(error, config),
+      fix: 'start Redis, or correct REDIS_URL (or unset it to share rooms through PostgreSQL)',
+    };
+  }
 }
 
 /** The TEE endpoint answers, when a TEE mode is set; the salt is present (never shown). */
@@ -173,6 +268,8 @@ export async function checkPlugins(
     port: 0,
     host: '127.0.0.1',
     database: { kind: 'pglite', dataDir: 'memory' },
+    // Rooms in this process only: the plugin check needs neither Redis nor PostgreSQL (checked above).
+    cluster: undefined,
     logger: createLogger('silent'),
   });
   try {

@@ -8,15 +8,21 @@ import {
   checkModel,
   checkPlugins,
   checkPort,
+  checkRedis,
   checkTee,
 } from './doctor-checks';
 
-const CHECK_TIMEOUT_MS = 30_000;
+/** No check waits longer than this (each has a shorter deadline of its own); doctor always finishes. */
+const CHECK_TIMEOUT_MS = 20_000;
 
 /**
  * `parley doctor`: checks the configuration and what it points at — settings, port, host, database, TEE, salt,
- * plugins and routes, model — printing one line per check with a fix for each problem. Resolves with the exit
- * code: 1 when a check failed, else 0.
+ * plugins and routes, model, Redis — printing one line per check with a fix for each problem. Resolves with the
+ * exit code: 1 when a check failed, else 0.
+ *
+ * Every check is read-only, so doctor runs beside a running server: the port and the embedded database's
+ * folder in use by a running Parley are reported through its readiness instead of being opened; plugins are
+ * loaded on an in-memory database and a port of their own.
  */
 export async function runDoctor(argv: readonly string[]): Promise<number> {
   const print = (result: DoctorResult) => process.stdout.write(`${formatDoctorLine(result)}\n`);
@@ -57,6 +63,7 @@ export async function runDoctor(argv: readonly string[]): Promise<number> {
   await run('PORT', () => checkPort(config));
   await run('guards', () => Promise.resolve(describeGuards(config.settings)));
   await run('database', () => checkDatabase(config));
+  await run('REDIS_URL', () => checkRedis(config));
   await run('TEE', () => checkTee(config));
   await run('PLUGINS', () => checkPlugins(config, built));
   await run('model', () => checkModel(config));

@@ -4,7 +4,7 @@ import { createMetrics, metricsRoutes, socketSources } from '@parley/server/metr
 import { serveWebPage } from '../web/serve-web-page';
 import { buildServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
-import { routesOf, startupBanner } from './startup-banner';
+import { roomsOf, routesOf, startupBanner } from './startup-banner';
 import { appVersion } from './version';
 
 /**
@@ -20,7 +20,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     config = await loadConfig({ env: process.env, argv, cwd });
     const logger = createLogger(config.logLevel, { format: config.logFormat });
     for (const warning of config.warnings) logger.warn(warning);
-    const { options, plugins } = await buildServerOptions(config, cwd);
+    const { options, pluginsFor } = await buildServerOptions(config, cwd);
     const metrics = createMetrics();
     // Given metrics, the server counts its requests, replies and queues into them.
     server = createServer({ ...options, logger, metrics });
@@ -28,12 +28,15 @@ export async function serve(argv: readonly string[]): Promise<void> {
     server.app.route('/', metricsRoutes(metrics, { authToken: config.authToken }));
     serveWebPage(server);
     const { url } = await server.start();
+    // Only the plugins some agent really has (a character's `plugins` narrows them): their routes are mounted.
+    const plugins = [...new Set(server.agents.list().flatMap((agent) => pluginsFor(agent)))];
     const banner = {
       version: appVersion(),
       url,
       agents: server.agents.summaries(),
       plugins,
       authToken: config.authToken !== undefined,
+      rooms: roomsOf(options),
     };
     // In pretty mode the banner is one readable block; in JSON mode one structured line a machine can read.
     if (isPretty(config)) {
@@ -45,6 +48,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
           chat: `${url}/`,
           docs: `${url}/api/docs`,
           agents: banner.agents,
+          rooms: banner.rooms,
           plugins: plugins.map((plugin) => ({ name: plugin.name, routes: routesOf(plugin) })),
         },
         `Parley ${banner.version} is listening on ${url}`,

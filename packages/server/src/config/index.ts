@@ -3,7 +3,7 @@
  * The one configuration schema of a Parley app: settings from the environment, `.env` and the command line,
  * with every default in one place, turned into `ServerOptions`.
  */
-export { ConfigError } from './config-error';
+export { ConfigError } from '../errors/config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './load-config';
 export type { ConfiguredServerOptions, ParleyConfig } from './load-config';
 export { loadCharacterFile as loadCharacter } from '../agents/character';

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { loadConfig, toServerOptions } from './load-config';
 
 let cwd: string;
@@ -188,7 +188,7 @@ describe('loadConfig', () => {
     expect(await configError({}, ['--nope'])).toMatch(/nope/);
   });
 
-  it('reads characters from CHARACTERS, and --character flags win over it', async () => {
+  it('reads characters from CHARACTERS and --character flags, both, each file once', async () => {
     const fromEnv = await loadConfig({ env: { CHARACTERS: 'ada.json, bob.json' }, cwd });
     expect(fromEnv.characters.map((c) => c.name)).toEqual(['Ada', 'Bob']);
     const fromFlags = await loadConfig({
@@ -196,7 +196,13 @@ describe('loadConfig', () => {
       argv: ['--character', 'bob.json'],
       cwd,
     });
-    expect(fromFlags.characters.map((c) => c.name)).toEqual(['Bob']);
+    expect(fromFlags.characters.map((c) => c.name)).toEqual(['Ada', 'Bob']);
+    const twice = await loadConfig({
+      env: { CHARACTERS: 'ada.json' },
+      argv: ['--character', 'ada.json'],
+      cwd,
+    });
+    expect(twice.characters.map((c) => c.name)).toEqual(['Ada']);
   });
 
   it('reads .env, with the process environment taking precedence', async () => {

@@ -9,7 +9,7 @@ import type { TeeConfig } from '../tee/tee-config';
 import { toModelSettings } from './model-settings';
 import { toTeeConfig } from './tee-settings';
 import { toGuardOptions } from '../guards/guard-settings';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
 import { loadCharacterFile } from '../agents/character';
 import { parseSettings } from './parse-settings';
@@ -68,7 +68,10 @@ export async function readDotEnv(path: string): Promise<Record<string, string>> 
   }
 }
 
-/** Character file paths from `--character` flags, else from `CHARACTERS` (comma-separated). */
+/**
+ * Character file paths: those of `CHARACTERS` (comma-separated) and of the `--character` flags, both, each path
+ * once (a flag adds to the setting rather than silently replacing it; see docs/decisions.md).
+ */
 export function characterPaths(argv: readonly string[], fromSetting: readonly string[]): string[] {
   let flags: string[] = [];
   try {
@@ -82,7 +85,7 @@ export function characterPaths(argv: readonly string[], fromSetting: readonly st
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
-  return flags.length > 0 ? flags : [...fromSetting];
+  return [...new Set([...fromSetting, ...flags])];
 }
 
 /**

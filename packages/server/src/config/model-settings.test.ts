@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { createModelFromEnv } from './model-settings';
 import { startFakeOpenAIServer } from '../models/testing/fake-openai-server';
 

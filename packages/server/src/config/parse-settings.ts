@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { maskSetting } from './mask-setting';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** An unset or blank setting is absent; any other value is trimmed. */
-function unset(value: unknown): unknown {
+export function unset(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
@@ -124,4 +124,43 @@ export function durationList(fallback: readonly number[]) {
       })
       .default([...fallback]),
   );
+}
+
+/** The words a yes/no setting takes, either case. */
+export const YES: ReadonlySet<string> = new Set(['true', 'yes', 'on', '1']);
+export const NO: ReadonlySet<string> = new Set(['false', 'no', 'off', '0']);
+
+/** A yes/no setting with a default. */
+export function yesNo(fallback: boolean) {
+  return z.preprocess(
+    (value) => {
+      const text = unset(value);
+      if (typeof text !== 'string') return text;
+      const word = text.toLowerCase();
+      return YES.has(word) ? true : NO.has(word) ? false : text;
+    },
+    z.boolean({ error: 'must be true or false' }).default(fallback),
+  );
+}
+
+/** A number above 0 (fractions allowed) with a default. */
+export function positiveNumber(fallback: number) {
+  const message = 'must be a number above 0';
+  return z.preprocess(
+    unset,
+    z.coerce.number({ error: message }).positive({ error: message }).default(fallback),
+  );
+}
+
+/** A comma-separated list, each item trimmed, blanks dropped; undefined when unset. */
+export function optionalList() {
+  return z.preprocess((value) => {
+    const text = unset(value);
+    return typeof text === 'string'
+      ? text
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '')
+      : text;
+  }, z.array(z.string()).optional());
 }

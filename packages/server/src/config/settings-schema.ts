@@ -3,7 +3,6 @@ import { DEFAULTS } from '../defaults';
 import { guardSettingsSchema } from '../guards/guard-settings';
 import { LOG_LEVELS } from '../logger';
 import { invalidTargetEntry } from '../webhooks/target-policy';
-import { WEBHOOK_DEFAULTS } from '../webhooks/webhook-defaults';
 import {
   durationList,
   oneOf,
@@ -98,11 +97,11 @@ export const serverSettingsSchema = z.object({
   BODY_LIMIT: wholeNumber(DEFAULTS.bodyLimit, 1),
   UPLOAD_LIMIT: wholeNumber(DEFAULTS.uploadLimit, 1),
   SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
-  WEBHOOK_RETRY_DELAYS: durationList(WEBHOOK_DEFAULTS.retryDelaysMs),
+  WEBHOOK_RETRY_DELAYS: durationList(DEFAULTS.webhooks.retryDelaysMs),
   WEBHOOK_PRIVATE_TARGETS: list().refine((entries) => invalidTargetEntry(entries) === undefined, {
     error: 'must be comma-separated host names, addresses or CIDR ranges',
   }),
-  WEBHOOK_TIMEOUT_MS: wholeNumber(WEBHOOK_DEFAULTS.timeoutMs, 1, 120_000),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(DEFAULTS.webhooks.timeoutMs, 1, 120_000),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { parseTeeConfig } from './tee-settings';
 
 const SALT = 'a-salt-of-sufficient-length';

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -42,15 +43,8 @@ export interface ConnectionLimitOptions {
 }
 
 /** The defaults of {@link ConnectionLimitOptions}. */
-export const CONNECTION_LIMIT_DEFAULTS = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 5_000,
-  checkIntervalMs: 1_000,
-  maxConnections: 2_000,
-  maxConnectionsPerAddress: 100,
-  limitLoopback: false,
-} as const satisfies Required<ConnectionLimitOptions>;
+export const CONNECTION_LIMIT_DEFAULTS =
+  DEFAULTS.connections satisfies Required<ConnectionLimitOptions>;
 
 /** What {@link applyConnectionLimits} reports while the server runs. */
 export interface ConnectionLimitState {

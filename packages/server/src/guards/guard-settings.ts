@@ -1,31 +1,17 @@
 import { z } from 'zod';
+import {
+  NO,
+  optionalList,
+  positiveNumber,
+  unset,
+  wholeNumber,
+  YES,
+  yesNo,
+} from '../config/setting-types';
 import { trustedProxyList, type TrustProxy } from './client-address';
 import { CONNECTION_LIMIT_DEFAULTS, type ConnectionLimitOptions } from './connection-limits';
 import { isLoopbackHost } from './host-allow-list';
 import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './rate-limit';
-
-/** The words a yes/no setting takes, either case. */
-const YES = new Set(['true', 'yes', 'on', '1']);
-const NO = new Set(['false', 'no', 'off', '0']);
-
-function trimmed(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  return text === '' ? undefined : text;
-}
-
-/** A yes/no setting with a default. */
-function yesNo(fallback: boolean) {
-  return z.preprocess(
-    (value) => {
-      const text = trimmed(value);
-      if (typeof text !== 'string') return text;
-      const word = text.toLowerCase();
-      return YES.has(word) ? true : NO.has(word) ? false : text;
-    },
-    z.boolean({ error: 'must be true or false' }).default(fallback),
-  );
-}
 
 /**
  * `TRUST_PROXY`: `false` (default), `true` (the one proxy directly in front, whatever its address), or a
@@ -34,7 +20,7 @@ function yesNo(fallback: boolean) {
 function trustProxySetting() {
   return z.preprocess(
     (value) => {
-      const text = trimmed(value);
+      const text = unset(value);
       if (typeof text !== 'string') return text;
       const word = text.toLowerCase();
       if (YES.has(word)) return true;
@@ -62,41 +48,6 @@ function trustProxySetting() {
   );
 }
 
-/** A positive number (fractions allowed) with a default. */
-function positive(fallback: number) {
-  const message = 'must be a number above 0';
-  return z.preprocess(
-    trimmed,
-    z.coerce.number({ error: message }).positive({ error: message }).default(fallback),
-  );
-}
-
-/** A whole number of at least `min`, with a default. */
-function whole(fallback: number, min: number) {
-  const message =
-    min === 1 ? 'must be a positive whole number' : `must be a whole number of at least ${min}`;
-  return z.preprocess(
-    trimmed,
-    z.coerce
-      .number({ error: message })
-      .int({ error: message })
-      .min(min, { error: message })
-      .default(fallback),
-  );
-}
-
-/** A comma-separated list, or undefined when unset. */
-function optionalList() {
-  return z.preprocess((value) => {
-    const text = trimmed(value);
-    if (typeof text !== 'string') return text;
-    return text
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-  }, z.array(z.string()).optional());
-}
-
 /**
  * The settings of the guards, every protection `createServer` takes: who the client is behind a proxy, the
  * Host names and browser origins served, the rate-limit budget, the connection caps and whether loopback peers
@@ -107,10 +58,10 @@ export const guardSettingsSchema = z.object({
   ALLOWED_HOSTS: optionalList(),
   ALLOWED_ORIGINS: optionalList(),
   RATE_LIMIT: yesNo(true),
-  RATE_LIMIT_BURST: whole(RATE_LIMIT_DEFAULTS.burst, 1),
-  RATE_LIMIT_PER_SECOND: positive(RATE_LIMIT_DEFAULTS.perSecond),
-  MAX_CONNECTIONS: whole(CONNECTION_LIMIT_DEFAULTS.maxConnections, 1),
-  MAX_CONNECTIONS_PER_ADDRESS: whole(CONNECTION_LIMIT_DEFAULTS.maxConnectionsPerAddress, 0),
+  RATE_LIMIT_BURST: wholeNumber(RATE_LIMIT_DEFAULTS.burst, 1),
+  RATE_LIMIT_PER_SECOND: positiveNumber(RATE_LIMIT_DEFAULTS.perSecond),
+  MAX_CONNECTIONS: wholeNumber(CONNECTION_LIMIT_DEFAULTS.maxConnections, 1),
+  MAX_CONNECTIONS_PER_ADDRESS: wholeNumber(CONNECTION_LIMIT_DEFAULTS.maxConnectionsPerAddress, 0),
   LIMIT_LOOPBACK: yesNo(CONNECTION_LIMIT_DEFAULTS.limitLoopback),
 });
 

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
@@ -42,7 +43,7 @@ interface RateLimitContext {
 }
 
 /** The defaults of {@link RateLimitOptions}. */
-export const RATE_LIMIT_DEFAULTS = { burst: 60, perSecond: 10, maxClients: 10_000 } as const;
+export const RATE_LIMIT_DEFAULTS = DEFAULTS.rateLimit;
 
 function incomingOf(c: Context<AppEnv>): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

@@ -54,15 +54,47 @@ export function databaseProbe<T>(db: Kysely<T>, timeoutMs = 5_000): ReadinessPro
 }
 
 /**
+ * Which room adapter the server uses (`in-process`, `postgres` or `redis`) and whether it is connected, as the
+ * `rooms` check. Informative: it never fails readiness (a process whose adapter reconnects still serves its own
+ * sockets, and the database check already covers PostgreSQL), so every process of a cluster is not taken out
+ * of rotation at once when Redis restarts.
+ */
+export function roomsProbe(
+  rooms: () => { kind: 'in-process' | 'postgres' | 'redis'; connected: boolean },
+): ReadinessProbe {
+  return () => {
+    const { kind, connected } = rooms();
+    return Promise.resolve({
+      name: 'rooms',
+      ok: true,
+      detail:
+        kind === 'in-process'
+          ? 'in-process'
+          : `${kind}, ${connected ? 'connected' : 'reconnecting'}`,
+    });
+  };
+}
+
+/**
  * Opens the database at `location` just long enough to run the {@link databaseProbe}, then closes it: for
- * checks made outside a running server (`parley doctor`).
+ * checks made outside a running server (`parley doctor`). A failure carries its `cause` (the driver's error,
+ * with its code: 3D000, ECONNREFUSED…) so that the caller can say what `parley start` would say. Bounded by
+ * `timeoutMs` (a database that does not answer included), and the connection deadlines are shortened to it.
  */
 export async function probeDatabaseLocation(
   location: DatabaseLocation,
   timeoutMs = 10_000,
-): Promise<ReadinessCheck> {
-  const database = createDatabase(location);
+): Promise<ReadinessCheck & { cause?: unknown }> {
+  const database = createDatabase(
+    location.kind === 'postgres'
+      ? { ...location, queryTimeoutMs: timeoutMs, poolSize: 1 }
+      : location,
+  );
   try {
+    let cause: unknown;
+    // The same query first, to keep the driver's error (the probe itself says only "unreachable").
+    await sql`select 1`.execute(database.db).catch((error: unknown) => (cause = error));
+    if (cause !== undefined) return { name: 'database', ok: false, detail: 'unreachable', cause };
     return await databaseProbe(database.db, timeoutMs)();
   } finally {
     await database.close().catch(() => undefined);

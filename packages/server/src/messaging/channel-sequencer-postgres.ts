@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { endPool, guardPool } from '../storage/pg-pool-guard';
 import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
 
@@ -54,6 +55,7 @@ export class PostgresChannelSequencer implements ChannelSequencer {
   /** A process's own tasks of one channel follow each other locally; only the first waits on the database. */
   readonly #local = new KeyedQueue();
   #listener: pg.PoolClient | undefined;
+  #releaseListener: (() => void) | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -69,7 +71,8 @@ export class PostgresChannelSequencer implements ChannelSequencer {
       connectionTimeoutMillis: 5000,
       query_timeout: 15_000,
     });
-    this.#pool.on('error', (error) => this.#warn(error, 'sequencer connection lost'));
+    // Every connection, idle or checked out (the LISTEN one for good), survives its loss: the process must not.
+    guardPool(this.#pool, (error) => this.#warn(error, 'sequencer connection lost'));
   }
 
   /** Creates the ticket table if needed and starts listening; `run` calls it on first use. */
@@ -114,18 +117,13 @@ export class PostgresChannelSequencer implements ChannelSequencer {
         [this.#holder],
       )
       .catch((error: unknown) => this.#warn(error, 'sequencer could not release its tickets'));
-    this.#listener?.release(true);
+    this.#releaseListener?.();
     // After an outage a query may still hold a connection until its timeout: do not wait for it longer.
-    await Promise.race([
-      this.#pool.end(),
-      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
-    ]);
+    await endPool(this.#pool, 5000);
   }
 
   async #setUp(): Promise<void> {
     const client = await this.#pool.connect();
-    // A connection lost while checked out emits 'error' on the client: without a listener, the process dies.
-    client.on('error', (error) => this.#warn(error, 'sequencer set-up connection lost'));
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
@@ -188,22 +186,33 @@ export class PostgresChannelSequencer implements ChannelSequencer {
 
   async #listen(): Promise<void> {
     const client = await this.#pool.connect();
-    client.on('error', (error) => this.#warn(error, 'sequencer listener lost'));
+    let listening = false;
+    let released = false;
+    // Gives a dead connection back, so that it neither holds a pool slot for good nor blocks pool.end().
+    const release = () => {
+      if (released) return;
+      released = true;
+      client.release(true);
+    };
     client.on('notification', ({ payload }) => {
       if (payload) this.#wake(payload);
     });
     client.on('end', () => {
-      this.#listener = undefined;
+      release();
+      if (!listening) return; // the failed LISTEN below retries
+      if (this.#listener === client) this.#listener = undefined;
       // Notifications sent meanwhile are covered by polling; listen again once the database answers.
       this.#listenAgain(1000);
     });
     try {
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
     } catch (error) {
-      client.release(true);
+      release();
       throw error;
     }
+    listening = true;
     this.#listener = client;
+    this.#releaseListener = release;
   }
 
   /** Listens again after `delayMs`, and keeps trying (backing off up to 30 s) until it works or the sequencer closes. */
@@ -291,6 +300,9 @@ export class PostgresChannelSequencer implements ChannelSequencer {
   }
 
   async #renew(): Promise<void> {
+    // A connection that stopped answering without closing (a network cut) would LISTEN to nothing for good:
+    // the query deadline drops it, and its end listens again. (LISTEN again is a no-op that proves the link.)
+    this.#listener?.query(`LISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);
     try {
       await this.#pool.query(
         `UPDATE ${TABLE} SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`,

@@ -7,9 +7,17 @@ export type AdapterFactory = (namespace: Namespace) => Adapter;
 
 /** A socket.io cluster adapter with its own connections. */
 export interface ClusterAdapter {
+  /** Where rooms meet. */
+  readonly kind: 'postgres' | 'redis';
+  /** Whether the adapter's connection is up now (for readiness). */
+  connected(): boolean;
   /** Pass to `io.adapter()`. Closing the last namespace's adapter (`io.close()`) closes the connections. */
   readonly adapter: AdapterFactory;
-  /** Settles once the connections and what the adapter stores are set up (never rejects; failures are logged). */
+  /**
+   * Settles once the connections and what the adapter stores are set up. PostgreSQL: never rejects (failures
+   * are logged; the database itself is checked by migrations). Redis: rejects with a DependencyError when the
+   * first connection does not succeed in time.
+   */
   readonly ready: Promise<void>;
 }
 

@@ -6,7 +6,7 @@ import { hasServerToken, offeredApiKey } from '../guards/api-key';
 import type { TrustProxy } from '../guards/client-address';
 import { type HandshakeLimit, createHandshakeLimiter } from '../guards/handshake-limiter';
 import { HOST_NOT_ALLOWED } from '../guards/host-allow-list';
-import { type ClusterOptions, createClusterAdapter } from './create-adapter';
+import { type ClusterAdapter, type ClusterOptions, createClusterAdapter } from './create-adapter';
 
 const DEFAULT_HANDSHAKE_LIMIT: HandshakeLimit = { burst: 60, perSecond: 20 };
 
@@ -36,6 +36,18 @@ export interface SocketServerOptions {
 }
 
 const clusterReady = new WeakMap<ParleySocketServer, Promise<void>>();
+const clusters = new WeakMap<ParleySocketServer, ClusterAdapter>();
+
+/** Where the socket server's rooms meet: this process only, or the cluster adapter's PostgreSQL or Redis. */
+export function socketServerRooms(io: ParleySocketServer): {
+  kind: 'in-process' | 'postgres' | 'redis';
+  connected: boolean;
+} {
+  const cluster = clusters.get(io);
+  return cluster
+    ? { kind: cluster.kind, connected: cluster.connected() }
+    : { kind: 'in-process', connected: true };
+}
 
 /**
  * Settles once the socket server's cluster adapter (if any) is connected, so that a process starts serving
@@ -90,6 +102,7 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     const cluster = createClusterAdapter(options.cluster, options.logger);
     io.adapter(cluster.adapter);
     clusterReady.set(io, cluster.ready);
+    clusters.set(io, cluster);
   }
 
   const { authToken } = options;

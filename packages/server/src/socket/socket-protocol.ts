@@ -15,7 +15,7 @@ import type { Socket } from 'socket.io';
 import { logError, toParleyError } from '../errors/to-parley-error';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
-import { TokenBucket } from './token-bucket';
+import { TokenBucket } from '../guards/token-bucket';
 
 /** Limits of one socket. */
 export interface SocketLimits {

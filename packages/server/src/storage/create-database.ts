@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
 import { lockDataDir } from './data-dir-lock';
+import { endPool, guardPool, poolDeadlines } from './pg-pool-guard';
 import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
@@ -11,7 +12,18 @@ import type { DatabaseSchema } from './schema';
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
   /** `dataDir` is a folder, or `'memory'` for a database that lives and dies with the process. */
-  { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize?: number };
+  | { kind: 'pglite'; dataDir: string }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /**
+       * How long one query may take before it fails (default 10000 ms): PostgreSQL cancels it
+       * (`statement_timeout`) and, for a database that stopped answering altogether, this side gives up
+       * (`query_timeout`) and drops the connection. A request then answers 503 instead of hanging.
+       */
+      queryTimeoutMs?: number;
+    };
 
 /** A database handle; `migrate()` must run before first use. */
 export interface Database {
@@ -80,11 +92,16 @@ function dialectFor(location: DatabaseLocation): {
       connectionString: location.url,
       max: location.poolSize ?? 10,
       // A database that accepts connections but never answers becomes a 503, not a hang.
-      connectionTimeoutMillis: 5000,
+      ...poolDeadlines(location.queryTimeoutMs),
     });
-    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-    pool.on('error', () => undefined);
-    return { dialect: new PostgresDialect({ pool }), sync: nothing, release: nothing, pool };
+    // A client that loses its connection (database restart, network cut), idle or in the middle of a query,
+    // must not crash the process: the query fails (a 503) and the pool opens a fresh connection next time.
+    guardPool(pool, () => undefined);
+    // Kysely's destroy() ends the pool; a database that stopped answering must not hold it open for good.
+    const dialect = new PostgresDialect({
+      pool: { connect: () => pool.connect(), end: () => endPool(pool) },
+    });
+    return { dialect, sync: nothing, release: nothing, pool };
   }
   const dataDir = location.dataDir === 'memory' ? undefined : location.dataDir;
   if (dataDir) mkdirSync(dataDir, { recursive: true });

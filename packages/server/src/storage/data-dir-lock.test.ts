@@ -81,7 +81,7 @@ describe('lockDataDir', () => {
 
   it('holds the folder until released, also against this process', () => {
     const lock = lockDataDir(dataDir);
-    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
+    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8').split('\n')[0]).toBe(String(process.pid));
     expect(() => lockDataDir(dataDir)).toThrow(/in use by this process already/);
     lock.release();
     lock.release();
@@ -120,7 +120,7 @@ describe('lockDataDir', () => {
     await holder.exited;
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
     const lock = lockDataDir(dataDir);
-    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
+    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8').split('\n')[0]).toBe(String(process.pid));
     lock.release();
   });
 
@@ -134,6 +134,27 @@ describe('lockDataDir', () => {
   it('treats a lock naming no live process as stale', () => {
     writeFileSync(join(dataDir, LOCK_FILE), 'not a pid\n');
     lockDataDir(dataDir).release();
+  });
+
+  it('treats a lock naming a live unrelated process (a reused pid) as stale', async () => {
+    // A process that is alive but is not the one that wrote the lock: its start time differs.
+    const unrelated = spawn('sleep', ['60'], { stdio: 'ignore' });
+    children.push(unrelated);
+    await new Promise((resolve) => unrelated.once('spawn', resolve));
+    writeFileSync(join(dataDir, LOCK_FILE), `${unrelated.pid}\nstarted 1\nnonce ab12\n`);
+    const lock = lockDataDir(dataDir);
+    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8').split('\n')[0]).toBe(String(process.pid));
+    lock.release();
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('still refuses a live holder whose start time matches, and leaves its lock alone', async () => {
+    const holder = startHolder(dataDir);
+    await holder.locked;
+    const written = readFileSync(join(dataDir, LOCK_FILE), 'utf8');
+    expect(written).toMatch(/^\d+\nstarted \d+\nnonce [0-9a-f]{32}\n$/);
+    expect(() => lockDataDir(dataDir)).toThrow(`pid ${holder.child.pid}`);
+    expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8')).toBe(written);
   });
 
   it('makes createDatabase refuse a folder that is in use, before opening it', () => {

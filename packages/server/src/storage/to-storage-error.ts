@@ -18,7 +18,7 @@ const CONNECTION_ERRNOS = new Set([
 
 /** pg's own messages for a connection that failed or ended (it sets no code on them). */
 const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database thread exited|Cannot use a pool after calling end/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database thread exited|Cannot use a pool after calling end|Query read timeout/i;
 
 function sqlStateOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -26,14 +26,16 @@ function sqlStateOf(error: unknown): string | undefined {
 }
 
 /**
- * Whether an error means the database cannot be reached: a refused, reset or timed-out connection, or
- * PostgreSQL shutting down, starting up or out of connections (SQLSTATE classes 08, 53, 57P).
+ * Whether an error means the database cannot be reached: a refused, reset or timed-out connection or query, or
+ * PostgreSQL shutting down, starting up or out of connections (SQLSTATE classes 08, 53, 57P), or cancelling a
+ * statement at its deadline (57014).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && CONNECTION_ERRNOS.has(code)) return true;
   const state = sqlStateOf(error);
-  if (state && (state.startsWith('08') || state.startsWith('53') || state.startsWith('57P'))) {
+  // 57014: a statement cancelled by its deadline (statement_timeout): the database is too slow to answer.
+  if (state && (/^(08|53|57P)/.test(state) || state === '57014')) {
     return true;
   }
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);

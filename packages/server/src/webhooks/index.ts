@@ -7,9 +7,8 @@ import { TargetPolicy } from './target-policy';
 import { type WebhookObserver, WebhookDispatcher } from './webhook-dispatcher';
 import { webhookRoutes } from './webhook-routes';
 import { WebhookStore } from './webhook-store';
-import { WEBHOOK_DEFAULTS } from './webhook-defaults';
+import { DEFAULTS } from '../defaults';
 
-export { WEBHOOK_DEFAULTS } from './webhook-defaults';
 export { TargetPolicy, TargetRefusedError } from './target-policy';
 export type { WebhookObserver } from './webhook-dispatcher';
 
@@ -54,23 +53,23 @@ export function createWebhooks(
   const store = new WebhookStore(db, options.sync);
   const logger = options.logger.child({ component: 'webhooks' });
   const policy = new TargetPolicy(options.privateTargets ?? []);
-  const timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
-  const maxInFlight = options.maxInFlight ?? WEBHOOK_DEFAULTS.maxInFlight;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.webhooks.timeoutMs;
+  const maxInFlight = options.maxInFlight ?? DEFAULTS.webhooks.maxInFlight;
   const sender = new WebhookSender(policy, { timeoutMs, connections: maxInFlight });
   const dispatcher = new WebhookDispatcher({
     store,
     sender,
     logger,
-    retryDelaysMs: options.retryDelaysMs ?? WEBHOOK_DEFAULTS.retryDelaysMs,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULTS.webhooks.retryDelaysMs,
     timeoutMs,
     maxInFlight,
-    perSubscription: options.perSubscription ?? WEBHOOK_DEFAULTS.perSubscription,
-    pollMs: options.pollMs ?? WEBHOOK_DEFAULTS.pollMs,
+    perSubscription: options.perSubscription ?? DEFAULTS.webhooks.perSubscription,
+    pollMs: options.pollMs ?? DEFAULTS.webhooks.pollMs,
     ...(options.observer ? { observer: options.observer } : {}),
   });
   return {
     routes: webhookRoutes(store, policy, {
-      maxSubscriptions: options.maxSubscriptions ?? WEBHOOK_DEFAULTS.maxSubscriptions,
+      maxSubscriptions: options.maxSubscriptions ?? DEFAULTS.webhooks.maxSubscriptions,
     }),
     dispatcher,
     failedReplies: (reply) =>

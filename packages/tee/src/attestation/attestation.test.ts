@@ -62,7 +62,8 @@ describe('attestation digests', () => {
 });
 
 describe('verifyAgentAttestation and verifyAgentsAttestation', () => {
-  const simulator = { allowSimulator: true };
+  // Recorded before the simulator set SEPT_VE_DISABLE: its TD attributes are all zero.
+  const simulator = { allowSimulator: true, allowUnsafeTdAttributes: true };
 
   it('accept the genuine response with its nonce', () => {
     expect(verifyAgentAttestation(agent, simulator)).toMatchObject({ valid: true });

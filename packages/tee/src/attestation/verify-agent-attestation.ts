@@ -24,7 +24,13 @@ export function verifyAgentAttestation(
   agent: TeeAgent,
   options: VerifyAttestationOptions = {},
 ): QuoteVerification {
-  return verifyQuote(agent.attestation, { ...options, expectedReportData: agentReportData(agent) });
+  let expectedReportData: Uint8Array;
+  try {
+    expectedReportData = agentReportData(agent);
+  } catch (error) {
+    return failed('FORMAT', `the agent record is malformed: ${(error as Error).message}`);
+  }
+  return verifyQuote(agent.attestation, { ...options, expectedReportData });
 }
 
 /** Options of {@link verifyAgentsAttestation}. */
@@ -66,6 +72,17 @@ function rtmr3Prefixes(response: TeeAgentsResponse): Set<string> | undefined {
 export function verifyAgentsAttestation(
   response: TeeAgentsResponse,
   options: VerifyAgentsOptions = {},
+): QuoteVerification {
+  try {
+    return verifyAgentsOrThrow(response, options);
+  } catch (error) {
+    return failed('FORMAT', `the response is malformed: ${(error as Error).message}`);
+  }
+}
+
+function verifyAgentsOrThrow(
+  response: TeeAgentsResponse,
+  options: VerifyAgentsOptions,
 ): QuoteVerification {
   const { nonce, measurements, ...policy } = options;
   const list = verifyQuote(response.attestation, {

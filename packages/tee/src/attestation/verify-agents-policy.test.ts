@@ -11,7 +11,8 @@ const body = parseTdxQuote(response.attestation).body;
 const composeHash = response.eventLog!.find(
   (event) => event.event === 'compose-hash',
 )!.event_payload;
-const base = { allowSimulator: true, nonce: SIMULATOR_AGENTS_NONCE };
+// Recorded before the simulator set SEPT_VE_DISABLE: its TD attributes are all zero.
+const base = { allowSimulator: true, allowUnsafeTdAttributes: true, nonce: SIMULATOR_AGENTS_NONCE };
 const expected = {
   mrTd: body.mrTd,
   rtmr0: body.rtmr0,

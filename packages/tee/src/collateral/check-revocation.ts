@@ -6,7 +6,13 @@ import { type Crl, parseCrl } from './parse-crl';
 import { verifySignature } from './verify-signature';
 
 /** Reads a CRL and checks that `issuer` signed it and that it is current at `now`. */
-function verifiedCrl(der: Uint8Array, issuer: X509Certificate, what: string, now: Date): Crl {
+function verifiedCrl(
+  der: Uint8Array,
+  issuer: X509Certificate,
+  what: string,
+  now: Date,
+  expired?: string[],
+): Crl {
   const crl = parseCrl(der, what);
   if (!bytesEqual(crl.issuer, certificateFields(issuer.raw).subject)) {
     throw collateralError(
@@ -18,10 +24,9 @@ function verifiedCrl(der: Uint8Array, issuer: X509Certificate, what: string, now
     throw collateralError('COLLATERAL_SIGNATURE', `${what} signature does not verify`);
   }
   if (now < crl.thisUpdate || now > crl.nextUpdate) {
-    throw collateralError(
-      'COLLATERAL_EXPIRED',
-      `${what} is valid from ${crl.thisUpdate.toISOString()} to ${crl.nextUpdate.toISOString()}`,
-    );
+    const message = `${what} is valid from ${crl.thisUpdate.toISOString()} to ${crl.nextUpdate.toISOString()}`;
+    if (!expired) throw collateralError('COLLATERAL_EXPIRED', message);
+    expired.push(message);
   }
   return crl;
 }
@@ -36,6 +41,8 @@ export interface RevocationInput {
   pckCrl: Uint8Array;
   rootCaCrl: Uint8Array;
   now: Date;
+  /** When set, a CRL outside its dates is recorded here instead of failing. */
+  expired?: string[];
 }
 
 /**
@@ -50,8 +57,8 @@ export function checkRevocation(input: RevocationInput): { issuedAt: Date; nextU
   const [leaf, ...cas] = input.pckChain;
   const pckIssuer = cas[0] ?? input.root;
   if (!leaf) throw collateralError('COLLATERAL_MISMATCH', 'the quote has no PCK certificate');
-  const pckCrl = verifiedCrl(input.pckCrl, pckIssuer, 'PCK CRL', input.now);
-  const rootCrl = verifiedCrl(input.rootCaCrl, input.root, 'root CA CRL', input.now);
+  const pckCrl = verifiedCrl(input.pckCrl, pckIssuer, 'PCK CRL', input.now, input.expired);
+  const rootCrl = verifiedCrl(input.rootCaCrl, input.root, 'root CA CRL', input.now, input.expired);
   if (pckCrl.revokedSerials.has(certificateFields(leaf.raw).serial)) {
     throw collateralError('REVOKED', 'the PCK certificate is revoked');
   }

@@ -6,7 +6,14 @@ export type DerElement = asn1js.AsnType;
 
 /** Decodes one DER element that must span all of `bytes`; anything else is a COLLATERAL_FORMAT failure. */
 export function decodeDer(bytes: Uint8Array, what: string): DerElement {
-  const { result, offset } = asn1js.fromBER(bytes);
+  let decoded: ReturnType<typeof asn1js.fromBER>;
+  try {
+    // asn1js throws (RangeError, TypeError) on some corrupt lengths instead of reporting an error.
+    decoded = asn1js.fromBER(bytes);
+  } catch {
+    throw collateralError('COLLATERAL_FORMAT', `${what} is not valid DER`);
+  }
+  const { result, offset } = decoded;
   if (offset !== bytes.length || result.error) {
     throw collateralError('COLLATERAL_FORMAT', `${what} is not valid DER`);
   }
@@ -43,11 +50,17 @@ export function oidOf(element: DerElement | undefined): string {
   return element instanceof asn1js.ObjectIdentifier ? element.valueBlock.toString() : '';
 }
 
-/** A UTCTime or GeneralizedTime as a Date, or undefined. */
+/** A UTCTime or GeneralizedTime as a valid Date, or undefined (also for a corrupt time). */
 export function timeOf(element: DerElement | undefined): Date | undefined {
-  return element instanceof asn1js.UTCTime || element instanceof asn1js.GeneralizedTime
-    ? element.toDate()
-    : undefined;
+  if (!(element instanceof asn1js.UTCTime || element instanceof asn1js.GeneralizedTime)) {
+    return undefined;
+  }
+  try {
+    const date = element.toDate();
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an element is the context-specific tag `[number]`. */

@@ -16,25 +16,28 @@ export interface CollateralInput {
   quote: TdxQuote;
   /** The verified PCK chain, leaf first. */
   pckChain: readonly X509Certificate[];
-  root: X509Certificate;
-  anchors: readonly TrustAnchor[];
+  /** The root the PCK chain ended at: the only one collateral may chain to. */
+  anchor: TrustAnchor;
   collateral: TdxCollateral;
   now: Date;
+  /** Report collateral outside its dates in `expired` instead of failing. */
+  allowExpired?: boolean;
 }
 
 const earliest = (dates: Date[]) => new Date(Math.min(...dates.map((date) => date.getTime())));
 const latest = (dates: Date[]) => new Date(Math.max(...dates.map((date) => date.getTime())));
 
 /**
- * Evaluates a quote's platform with Intel collateral, offline: TCB info and QE identity signed to the pinned
- * root, CRLs (PCK and root), FMSPC and PCE id from the PCK certificate, the platform's TCB level from its SGX
+ * Evaluates a quote's platform with Intel collateral, offline: TCB info and QE identity signed under the PCK
+ * chain's own root, CRLs (PCK and root), FMSPC and PCE id from the PCK certificate, the platform's TCB level from its SGX
  * and TDX components, the TDX module identity and the QE identity's TCB; the statuses converge into one.
  *
  * @throws ParleyError whose `details.failure` names the failed check (a `QuoteFailure`).
  */
 export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
   const { quote, collateral, now } = input;
-  const context = { anchors: input.anchors, now };
+  const expired: string[] | undefined = input.allowExpired ? [] : undefined;
+  const context = { anchor: input.anchor, now, ...(expired && { expired }) };
   const tcbInfo = verifySignedCollateral(collateral.tcbInfo, tdxTcbInfoSchema, 'TCB info', context);
   const qeIdentity = verifySignedCollateral(
     collateral.qeIdentity,
@@ -49,20 +52,30 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
     );
   }
   const crlDates = checkRevocation({
-    pckChain: input.pckChain.filter((certificate) => !certificate.raw.equals(input.root.raw)),
-    root: input.root,
+    pckChain: input.pckChain.filter(
+      (certificate) => !certificate.raw.equals(input.anchor.certificate.raw),
+    ),
+    root: input.anchor.certificate,
     signers: [...tcbInfo.signers, ...qeIdentity.signers],
     pckCrl: collateral.pckCrl,
     rootCaCrl: collateral.rootCaCrl,
     now,
+    ...(expired && { expired }),
   });
-  const platform = evaluatePlatformTcb(tcbInfo.document, quote, input.pckChain[0]!);
   const qe = matchQeIdentity(qeIdentity.document, quote.qe);
-  const { status, advisoryIds } = convergeStatus(platform, qe);
+  const platform = evaluatePlatformTcb(tcbInfo.document, quote, input.pckChain[0]!, qe.status);
+  // The verdict converges platform (TDX module and relaunch included) and QE; the advisories are the
+  // matched platform level's, as Intel's verifier reports them.
+  const { status } = convergeStatus(platform, qe);
   const documents = [tcbInfo.document, qeIdentity.document];
   return {
     status,
-    advisoryIds,
+    advisoryIds: [...platform.advisoryIds].sort(),
+    partAdvisoryIds: {
+      platform: platform.advisoryIds,
+      ...(platform.tdxModuleAdvisoryIds && { tdxModule: platform.tdxModuleAdvisoryIds }),
+      qe: qe.advisoryIds,
+    },
     parts: {
       platform: platform.platform,
       ...(platform.tdxModule && { tdxModule: platform.tdxModule }),
@@ -80,5 +93,6 @@ export function evaluateCollateral(input: CollateralInput): TcbEvaluation {
       crlDates.nextUpdate,
     ]).toISOString(),
     tcbEvaluationDataNumber: tcbInfo.document.tcbEvaluationDataNumber,
+    ...(expired?.length && { collateralExpired: expired }),
   };
 }

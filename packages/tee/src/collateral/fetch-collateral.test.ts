@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../quote/verify-quote';
 import { COLLATERAL_TIMES, REAL_QUOTES, fixture } from '../test-fixtures/real-quotes';
-import { fetchCollateral, fetchCollateralForQuote } from './fetch-collateral';
+import {
+  createCollateralCache,
+  fetchCollateral,
+  fetchCollateralForQuote,
+} from './fetch-collateral';
 
 const chain = fixture('collateral/go-tdx-guest-tcb-signing-chain.pem').toString();
 const PCS = 'https://pcs.test';
@@ -61,5 +65,65 @@ describe('fetchCollateral', () => {
       code: 'UNAVAILABLE',
       message: expect.stringContaining('fmspc=ffffffffffff') as string,
     });
+  });
+
+  it('retries 5xx answers and network errors, then succeeds; gives up after the retries', async () => {
+    const pcs = fakePcs();
+    let failures = 3;
+    const flaky = (url: string) => {
+      if (failures > 0) {
+        failures -= 1;
+        return failures % 2
+          ? Promise.resolve(new Response('busy', { status: 503 }))
+          : Promise.reject(new TypeError('fetch failed'));
+      }
+      return pcs.fetch(url);
+    };
+    await expect(
+      fetchCollateral({ baseUrl: PCS, fetch: flaky, retries: 3, retryDelayMs: 1 }, '50806f000000'),
+    ).resolves.toMatchObject({ pckCrl: expect.any(Uint8Array) as Uint8Array });
+    const down = () => Promise.resolve(new Response('down', { status: 500 }));
+    await expect(
+      fetchCollateral({ baseUrl: PCS, fetch: down, retries: 2, retryDelayMs: 1 }, '50806f000000'),
+    ).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('500') as string,
+    });
+  });
+
+  it('aborts a request that hangs past its timeout, and says so', async () => {
+    const hang = (_url: string, init?: { signal?: AbortSignal }) =>
+      new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error));
+      });
+    await expect(
+      fetchCollateral(
+        { baseUrl: PCS, fetch: hang, timeoutMs: 20, retries: 1, retryDelayMs: 1 },
+        '50806f000000',
+      ),
+    ).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('timed out') as string,
+    });
+  });
+
+  it('serves collateral from the cache until shortly before its next update, sharing concurrent fetches', async () => {
+    const pcs = fakePcs();
+    let now = Date.parse('2023-07-01T00:00:00Z');
+    const cache = createCollateralCache({ refreshBeforeMs: 3_600_000, clock: () => now });
+    const options = { baseUrl: PCS, fetch: pcs.fetch, cache };
+    const [a, b] = await Promise.all([
+      fetchCollateral(options, '50806f000000'),
+      fetchCollateral(options, '50806f000000'),
+    ]);
+    expect(a).toBe(b);
+    expect(pcs.urls).toHaveLength(4);
+    await fetchCollateral(options, '50806f000000');
+    expect(pcs.urls).toHaveLength(4);
+    // Past (nextUpdate - 1 hour) the entry is renewed.
+    const body = JSON.parse(a.tcbInfo.body) as { nextUpdate: string };
+    now = Date.parse(body.nextUpdate) - 1_000;
+    await fetchCollateral(options, '50806f000000');
+    expect(pcs.urls).toHaveLength(8);
   });
 });

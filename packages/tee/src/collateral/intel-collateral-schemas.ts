@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { TCB_STATUSES } from './tcb-evaluation';
+import { TCB_STATUSES, type TcbStatus } from './tcb-evaluation';
 
 const hex = z.string().regex(/^[0-9a-fA-F]*$/);
-const status = z.enum(TCB_STATUSES);
+// Collateral lists only Intel's level statuses; the TD relaunch statuses are verdicts, never listed.
+const status = z.enum(
+  TCB_STATUSES.filter(
+    (name) => name !== 'TDRelaunchAdvised' && name !== 'TDRelaunchAdvisedConfigurationNeeded',
+  ) as [TcbStatus, ...TcbStatus[]],
+);
 const component = z.looseObject({ svn: z.number().int().min(0).max(255) });
 const advisories = z.array(z.string()).optional();
 

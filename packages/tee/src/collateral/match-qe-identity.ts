@@ -1,5 +1,6 @@
 import type { QeReport } from '../quote/tdx-quote';
 import { collateralError } from './collateral-error';
+import { byIsvSvn } from './match-tdx-module';
 import type { QeIdentity } from './intel-collateral-schemas';
 import type { StatusWithAdvisories } from './tcb-status';
 
@@ -29,7 +30,7 @@ export function matchQeIdentity(identity: QeIdentity, qe: QeReport): StatusWithA
   ) {
     throw collateralError('QE_IDENTITY', 'the QE report does not match the QE identity');
   }
-  const level = identity.tcbLevels.find((candidate) => qe.isvSvn >= candidate.tcb.isvsvn);
+  const level = byIsvSvn(identity.tcbLevels).find((candidate) => qe.isvSvn >= candidate.tcb.isvsvn);
   if (!level)
     throw collateralError('TCB_NOT_SUPPORTED', `QE SVN ${qe.isvSvn} is older than every level`);
   return { status: level.tcbStatus, advisoryIds: level.advisoryIDs ?? [] };

@@ -4,6 +4,17 @@ import type { StatusWithAdvisories } from './tcb-status';
 
 const bytes = (hex: string) => Buffer.from(hex, 'hex');
 
+/** Levels by ISVSVN, highest first, as Intel's verifier orders them whatever the JSON order. */
+export function byIsvSvn<T extends { tcb: { isvsvn: number } }>(levels: readonly T[]): T[] {
+  return [...levels].sort((a, b) => b.tcb.isvsvn - a.tcb.isvsvn);
+}
+
+/** The `tdxModuleIdentities` entry `TDX_<version>` (hex, two digits), if the TCB info lists one. */
+export function moduleIdentityFor(tcbInfo: TdxTcbInfo, version: number) {
+  const id = `TDX_${version.toString(16).padStart(2, '0').toUpperCase()}`;
+  return tcbInfo.tdxModuleIdentities?.find((entry) => entry.id.toUpperCase() === id);
+}
+
 function maskedEqual(actualHex: string, expectedHex: string, maskHex: string): boolean {
   const [actual, expected, mask] = [bytes(actualHex), bytes(expectedHex), bytes(maskHex)];
   return (
@@ -29,7 +40,7 @@ export function matchTdxModule(
   const id = `TDX_${version.toString(16).padStart(2, '0').toUpperCase()}`;
   const versioned =
     version > 0 && tcbInfo.tdxModuleIdentities?.length
-      ? tcbInfo.tdxModuleIdentities.find((entry) => entry.id.toUpperCase() === id)
+      ? moduleIdentityFor(tcbInfo, version)
       : undefined;
   const identity =
     versioned ??
@@ -47,7 +58,9 @@ export function matchTdxModule(
     );
   }
   if (!versioned) return undefined;
-  const level = versioned.tcbLevels.find((candidate) => moduleSvn >= candidate.tcb.isvsvn);
+  const level = byIsvSvn(versioned.tcbLevels).find(
+    (candidate) => moduleSvn >= candidate.tcb.isvsvn,
+  );
   if (!level) {
     throw collateralError(
       'TCB_NOT_SUPPORTED',

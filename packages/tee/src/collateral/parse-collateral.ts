@@ -10,7 +10,12 @@ function bad(message: string): never {
 
 /** PEM blocks from a chain as PCS sends it (URL-encoded in a header) or as plain PEM text. */
 export function pemChain(text: string, what: string): string[] {
-  const decoded = text.includes('%') ? decodeURIComponent(text) : text;
+  let decoded = text;
+  try {
+    if (text.includes('%')) decoded = decodeURIComponent(text);
+  } catch {
+    bad(`${what} is not URL-encoded PEM`);
+  }
   const chain = decoded.match(PEM_BLOCK);
   if (!chain) bad(`${what} holds no certificate`);
   return chain;
@@ -25,7 +30,8 @@ function hexBytes(hex: unknown, what: string, length?: number): Uint8Array {
 
 /** DER from raw bytes, a PEM `X509 CRL` block, or hex. */
 function crlBytes(crl: Uint8Array | string, what: string): Uint8Array {
-  if (typeof crl !== 'string') return crl;
+  if (crl instanceof Uint8Array) return crl;
+  if (typeof crl !== 'string') bad(`${what} is neither bytes nor text`);
   const pem = /-----BEGIN X509 CRL-----([\s\S]+?)-----END X509 CRL-----/.exec(crl);
   if (pem) return new Uint8Array(Buffer.from(pem[1]!.replace(/\s+/g, ''), 'base64'));
   return hexBytes(crl, what);
@@ -102,6 +108,7 @@ export function parseDcapQvlCollateral(json: string | Record<string, unknown>): 
   } catch {
     bad('dcap-qvl collateral is not JSON');
   }
+  if (typeof value !== 'object' || value === null) bad('dcap-qvl collateral is not an object');
   const text = (field: string) => {
     const found = value[field];
     if (typeof found !== 'string') bad(`"${field}" is missing`);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyQuote } from '../quote/verify-quote';
+import { TCB_STATUSES } from './tcb-evaluation';
 import { buildTestQuote, type TestQuoteInput } from '../test-fixtures/build-test-quote';
 import {
   buildTestCollateral,
@@ -23,6 +24,8 @@ async function verify(collateral: TestCollateralInput = {}, quote: Partial<TestQ
   return verifyQuote(bytes, {
     extraRoots: [pki.rootPem],
     now: TEST_COLLATERAL_TIME,
+    // These tests read the evaluated status; the default accepts only UpToDate.
+    acceptedTcbStatuses: TCB_STATUSES,
     collateral: await buildTestCollateral(pki, collateral),
   });
 }
@@ -77,7 +80,9 @@ describe('collateral evaluation under a private root', () => {
     expect(await verify({ qeLevels })).toMatchObject({
       tcb: {
         status: 'OutOfDate',
-        advisoryIds: ['INTEL-SA-QE'],
+        // As Intel's verifier: the advisories are the matched platform level's; the QE's are beside them.
+        advisoryIds: [],
+        partAdvisoryIds: { platform: [], qe: ['INTEL-SA-QE'] },
         parts: { platform: 'UpToDate', qe: 'OutOfDate' },
       },
     });
@@ -113,7 +118,12 @@ describe('collateral evaluation under a private root', () => {
     expect(
       await verify({ levels, moduleIdentities }, { version: 5, body: { teeTcbSvn: '04010400' } }),
     ).toMatchObject({
-      tcb: { status: 'OutOfDate', advisoryIds: ['INTEL-SA-M'], parts: { tdxModule: 'OutOfDate' } },
+      tcb: {
+        status: 'OutOfDate',
+        advisoryIds: [],
+        partAdvisoryIds: { tdxModule: ['INTEL-SA-M'] },
+        parts: { tdxModule: 'OutOfDate' },
+      },
     });
     expect(
       await verify({ levels, moduleIdentities }, { version: 5, body: { teeTcbSvn: '07010400' } }),
@@ -135,10 +145,21 @@ describe('collateral evaluation under a private root', () => {
       levels: [{ sgx: [2], pceSvn: 11, tdx: [3, 0, 4], status: 'SWHardeningNeeded' }],
     });
     const options = { extraRoots: [pki.rootPem], now: TEST_COLLATERAL_TIME, collateral };
-    expect(verifyQuote(bytes, { ...options, acceptedTcbStatuses: ['UpToDate'] })).toMatchObject({
+    // Secure default: UpToDate only; the caller widens it knowingly.
+    expect(verifyQuote(bytes, options)).toMatchObject({
       failure: 'TCB_STATUS',
+      message: 'TCB status SWHardeningNeeded is not accepted',
     });
-    expect(verifyQuote(bytes, options)).toMatchObject({ valid: true });
+    expect(
+      verifyQuote(bytes, { ...options, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] }),
+    ).toMatchObject({ valid: true });
+    // Revoked is never accepted, even when listed.
+    const revoked = await buildTestCollateral(pki, {
+      levels: [{ sgx: [2], pceSvn: 11, tdx: [3, 0, 4], status: 'Revoked' }],
+    });
+    expect(
+      verifyQuote(bytes, { ...options, collateral: revoked, acceptedTcbStatuses: TCB_STATUSES }),
+    ).toMatchObject({ failure: 'TCB_STATUS' });
   });
 
   it('refuses collateral signed by a key that is not the TCB signing key', async () => {

@@ -3,6 +3,7 @@ import { childrenOf, contentOf, decodeDer, oidOf } from './der';
 
 /** Intel's SGX extension in PCK certificates and its members. */
 export const SGX_EXTENSION_OID = '1.2.840.113741.1.13.1';
+const PPID = `${SGX_EXTENSION_OID}.1`;
 const TCB = `${SGX_EXTENSION_OID}.2`;
 const PCE_ID = `${SGX_EXTENSION_OID}.3`;
 const FMSPC = `${SGX_EXTENSION_OID}.4`;
@@ -16,6 +17,8 @@ export interface SgxExtensions {
   /** The 16 SGX TCB component SVNs (`sgxtcbcomponents` are compared with these). */
   sgxTcbComponents: number[];
   pceSvn: number;
+  /** The platform's Platform Provisioning ID (16 bytes hex; Intel encrypts nothing here, but may zero it). */
+  ppid: string;
 }
 
 function integer(bytes: Uint8Array): number {
@@ -56,5 +59,6 @@ export function parseSgxExtensions(extension: Uint8Array | undefined): SgxExtens
     pceId: Buffer.from(pceId).toString('hex'),
     sgxTcbComponents: components as number[],
     pceSvn,
+    ppid: Buffer.from(contentOf(members.get(PPID))).toString('hex'),
   };
 }

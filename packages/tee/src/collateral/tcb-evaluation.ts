@@ -4,6 +4,9 @@ export const TCB_STATUSES = [
   'SWHardeningNeeded',
   'ConfigurationNeeded',
   'ConfigurationAndSWHardeningNeeded',
+  /** TD 1.5: the platform is up to date but this TD was launched before the update; relaunching fixes it. */
+  'TDRelaunchAdvised',
+  'TDRelaunchAdvisedConfigurationNeeded',
   'OutOfDate',
   'OutOfDateConfigurationNeeded',
   'Revoked',
@@ -16,8 +19,13 @@ export type TcbStatus = (typeof TCB_STATUSES)[number];
 export interface TcbEvaluation {
   /** The converged status of the platform (SGX and TDX components), the TDX module and the QE. */
   status: TcbStatus;
-  /** Intel security advisories (`INTEL-SA-…`) that apply, sorted, without duplicates. */
+  /**
+   * Intel security advisories (`INTEL-SA-…`) of the matched platform TCB level, as Intel's verifier reports
+   * them (the TDX module's and QE's levels are in `partAdvisoryIds`).
+   */
   advisoryIds: string[];
+  /** Advisories of each part's matched level. */
+  partAdvisoryIds: { platform: string[]; tdxModule?: string[]; qe: string[] };
   /** Status of each part, before convergence. */
   parts: { platform: TcbStatus; tdxModule?: TcbStatus; qe: TcbStatus };
   /** The `tcbDate` of the matched platform TCB level. */
@@ -31,4 +39,9 @@ export interface TcbEvaluation {
   nextUpdate: string;
   /** `tcbEvaluationDataNumber` of the TCB info. */
   tcbEvaluationDataNumber: number;
+  /**
+   * With `allowExpiredCollateral`: what was outside its dates (TCB info, QE identity, CRLs). The verdict is
+   * then only as fresh as `issuedAt`: fetch new collateral.
+   */
+  collateralExpired?: string[];
 }

@@ -9,6 +9,7 @@ export interface StatusWithAdvisories {
 const CONFIGURATION = new Set<TcbStatus>([
   'ConfigurationNeeded',
   'ConfigurationAndSWHardeningNeeded',
+  'TDRelaunchAdvisedConfigurationNeeded',
 ]);
 
 /**

@@ -9,8 +9,11 @@ const TCB_SIGNING_CN = 'CN=Intel SGX TCB Signing';
 
 /** Where and when signed collateral must be valid. */
 export interface CollateralContext {
-  anchors: readonly TrustAnchor[];
+  /** The one root the quote's PCK chain ended at: collateral is judged only by the quote's own PKI. */
+  anchor: TrustAnchor;
   now: Date;
+  /** When set, collateral outside its dates is recorded here instead of failing (a soft result). */
+  expired?: string[];
 }
 
 /** A verified document and the certificates that signed it (for the root CRL check). */
@@ -20,9 +23,10 @@ export interface VerifiedDocument<T> {
 }
 
 /**
- * Verifies a TCB info or QE identity: its issuer chain ends at a pinned root (and, under Intel's root, its leaf
- * is Intel SGX TCB Signing), the signature over the exact body verifies, the body has the expected shape and
- * the verification time lies between its `issueDate` and `nextUpdate`.
+ * Verifies a TCB info or QE identity: its issuer chain ends at the root the PCK chain ended at (never another
+ * trusted root), its leaf is named Intel SGX TCB Signing (under every root, private ones included), the
+ * signature over the exact body verifies, the body has the expected shape and the verification time lies
+ * between its `issueDate` and `nextUpdate`.
  */
 export function verifySignedCollateral<T extends { issueDate: string; nextUpdate: string }>(
   signed: SignedCollateral,
@@ -30,11 +34,14 @@ export function verifySignedCollateral<T extends { issueDate: string; nextUpdate
   what: string,
   context: CollateralContext,
 ): VerifiedDocument<T> {
-  const chain = verifyCertificateChain(signed.issuerChain, context.anchors, context.now);
+  const chain = verifyCertificateChain(signed.issuerChain, [context.anchor], context.now);
   if (!chain.valid) {
-    throw collateralError('COLLATERAL_SIGNATURE', `${what} issuer chain: ${chain.message}`);
+    throw collateralError(
+      'COLLATERAL_SIGNATURE',
+      `${what} issuer chain does not end at the quote's root: ${chain.message}`,
+    );
   }
-  if (chain.anchor === 'intel' && !chain.leaf.subject.split('\n').includes(TCB_SIGNING_CN)) {
+  if (!chain.leaf.subject.split('\n').includes(TCB_SIGNING_CN)) {
     throw collateralError('COLLATERAL_SIGNATURE', `${what} is not signed by Intel SGX TCB Signing`);
   }
   const body = new TextEncoder().encode(signed.body);
@@ -50,10 +57,9 @@ export function verifySignedCollateral<T extends { issueDate: string; nextUpdate
   const issued = new Date(parsed.issueDate);
   const next = new Date(parsed.nextUpdate);
   if (context.now < issued || context.now > next) {
-    throw collateralError(
-      'COLLATERAL_EXPIRED',
-      `${what} is valid from ${parsed.issueDate} to ${parsed.nextUpdate}, not at ${context.now.toISOString()}`,
-    );
+    const message = `${what} is valid from ${parsed.issueDate} to ${parsed.nextUpdate}, not at ${context.now.toISOString()}`;
+    if (!context.expired) throw collateralError('COLLATERAL_EXPIRED', message);
+    context.expired.push(message);
   }
   return { document: parsed, signers: chain.certificates };
 }

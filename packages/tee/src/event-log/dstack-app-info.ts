@@ -1,4 +1,5 @@
 import type { ReplayedEvent } from './replay-event-log';
+import { DSTACK_RUNTIME_EVENT_TYPE } from './tee-event';
 
 /** What dstack measures about the app into RTMR3 (hex, lower case), read from a replayed log. */
 export interface DstackAppInfo {
@@ -10,18 +11,33 @@ export interface DstackAppInfo {
   instanceId?: string;
   /** The key provider (JSON text), when logged. */
   keyProvider?: string;
-  /** Every RTMR3 event name, in order. */
+  /** The OS image hash (hex), when logged (dstack 0.6 and later). */
+  osImageHash?: string;
+  /** Every RTMR3 runtime event name, in order (app-emitted events after `system-ready` included). */
   events: string[];
+}
+
+/** Only these events can carry app facts: dstack runtime events whose payload was hashed into the digest. */
+function isVerifiedRuntimeEvent(event: ReplayedEvent): boolean {
+  return event.imr === 3 && event.eventType === DSTACK_RUNTIME_EVENT_TYPE && event.payloadVerified;
 }
 
 /**
  * Reads dstack's app facts from the RTMR3 events of a replayed log. Use it after checking that the replay
  * equals the quote's RTMR3 (the measurement policy does both); on its own a log proves nothing.
+ *
+ * Facts come only from dstack runtime events (type 0x08000001) whose payload the replay hashed into the
+ * digest, and only from those before `system-ready`: events after it are emitted by the app itself, as
+ * dstack's own verifier treats them. An event of another type with the same name is ignored, whatever its
+ * payload. The first such event of each name counts.
  */
 export function readDstackAppInfo(events: readonly ReplayedEvent[]): DstackAppInfo {
-  const rtmr3 = events.filter((event) => event.imr === 3);
-  const payload = (name: string) => rtmr3.find((event) => event.event === name)?.payload;
+  const runtime = events.filter(isVerifiedRuntimeEvent);
+  const ready = runtime.findIndex((event) => event.event === 'system-ready');
+  const system = ready === -1 ? runtime : runtime.slice(0, ready);
+  const payload = (name: string) => system.find((event) => event.event === name)?.payload;
   const keyProvider = payload('key-provider');
+  const osImageHash = payload('os-image-hash');
   return {
     appId: payload('app-id'),
     composeHash: payload('compose-hash'),
@@ -29,6 +45,7 @@ export function readDstackAppInfo(events: readonly ReplayedEvent[]): DstackAppIn
     ...(keyProvider !== undefined && {
       keyProvider: Buffer.from(keyProvider, 'hex').toString('utf8'),
     }),
-    events: rtmr3.map((event) => event.event),
+    ...(osImageHash !== undefined && { osImageHash }),
+    events: runtime.map((event) => event.event),
   };
 }

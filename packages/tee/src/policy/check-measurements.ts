@@ -30,7 +30,18 @@ function matchesBits(actual: string, rule: string | BitRule): boolean {
   );
 }
 
-const FIELDS = ['mrTd', 'rtmr0', 'rtmr1', 'rtmr2', 'rtmr3', 'mrConfigId'] as const;
+const FIELDS = [
+  'mrTd',
+  'rtmr0',
+  'rtmr1',
+  'rtmr2',
+  'rtmr3',
+  'mrConfigId',
+  'mrOwner',
+  'mrOwnerConfig',
+  'mrSeam',
+  'mrServiceTd',
+] as const;
 
 function checkEventLog(
   quote: TdxQuote,
@@ -49,7 +60,16 @@ function checkEventLog(
     };
   }
   const app = readDstackAppInfo(replay.events);
-  for (const key of ['appId', 'composeHash', 'instanceId'] as const) {
+  const keyProviders =
+    typeof rule.keyProvider === 'string' ? [rule.keyProvider] : (rule.keyProvider ?? undefined);
+  if (keyProviders && !keyProviders.includes(app.keyProvider ?? '\0')) {
+    return {
+      valid: false,
+      failure: 'EVENT_LOG',
+      message: `key provider ${app.keyProvider ?? '(none)'} is not the expected one`,
+    };
+  }
+  for (const key of ['appId', 'composeHash', 'instanceId', 'osImageHash'] as const) {
     const expected = rule[key];
     if (expected !== undefined && !matches(app[key], expected)) {
       return {
@@ -64,8 +84,8 @@ function checkEventLog(
 
 /**
  * Compares a verified quote's measurements with a policy: MRTD, RTMR0-3 and mrConfigId against expected
- * values, TD attributes and XFAM against exact values or bit rules, and, with `eventLog`, an event log that
- * replays to RTMR3 and names the expected app (dstack app id, compose hash, instance id).
+ * values (and mrOwner, mrOwnerConfig, mrSeam, mrServiceTd), TD attributes and XFAM against exact values or bit rules, and, with `eventLog`, an event log that
+ * replays to RTMR3 and names the expected app (dstack app id, compose hash, instance id, OS image hash, key provider).
  */
 export function checkMeasurements(
   quote: TdxQuote,
@@ -74,11 +94,14 @@ export function checkMeasurements(
 ): MeasurementCheck {
   for (const field of FIELDS) {
     const expected = policy[field];
-    if (expected !== undefined && !matches(quote.body[field], expected)) {
+    // mrServiceTd exists only in TD 1.5 reports; a TD 1.0 report has none (all zero).
+    const actual =
+      field === 'mrServiceTd' ? (quote.body[field] ?? '00'.repeat(48)) : quote.body[field];
+    if (expected !== undefined && !matches(actual, expected)) {
       return {
         valid: false,
         failure: 'MEASUREMENT',
-        message: `${field} ${quote.body[field]} is not the expected one`,
+        message: `${field} ${actual} is not the expected one`,
       };
     }
   }

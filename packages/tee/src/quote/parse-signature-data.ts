@@ -4,7 +4,8 @@ import { quoteFormatError } from './quote-format-error';
 import type { QeReport, TdxCertificationData, TdxQuote } from './tdx-quote';
 import { TDX_QUOTE } from './tdx-quote-layout';
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+// Strict: only base64 and whitespace between the lines, so a broken END line cannot merge two blocks.
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
 
 /** What the signature data section holds. */
 export interface ParsedSignatureData {
@@ -53,11 +54,14 @@ export function parseSignatureData(data: Uint8Array): ParsedSignatureData {
   const qeAuthData = outer.take(outer.u16('QE auth data size'), 'QE auth data');
   const innerType = outer.u16('PCK certification data type');
   const inner = outer.take(outer.u32('PCK certification data size'), 'PCK certification data');
-  const pckCertificateChain =
-    innerType === TDX_QUOTE.certificationDataPckChain
-      ? // Intel ends the chain with a NUL byte; the regex ignores it and anything else between blocks.
-        (new TextDecoder().decode(inner).match(PEM_BLOCK) ?? [])
-      : [];
+  const text =
+    innerType === TDX_QUOTE.certificationDataPckChain ? new TextDecoder().decode(inner) : '';
+  const pckCertificateChain = text.match(PEM_BLOCK) ?? [];
+  // Intel ends the chain with a NUL byte; anything else beside the certificates is counted, and refused.
+  const chainExtraBytes = text
+    .replace(PEM_BLOCK, '')
+    .replace(/[\s]+/g, '')
+    .replace(/\0+$/, '').length;
   return {
     signature: {
       quoteSignature,
@@ -68,6 +72,13 @@ export function parseSignatureData(data: Uint8Array): ParsedSignatureData {
       pckCertificateChain,
     },
     qe: decodeQeReport(qeReport),
-    certification: { outerType, innerType, outerTrailingBytes: outer.remaining },
+    certification: {
+      outerType,
+      innerType,
+      outerTrailingBytes: outer.remaining,
+      chainExtraBytes,
+      signatureTrailingBytes: reader.remaining,
+      quoteTrailingBytes: 0,
+    },
   };
 }

@@ -35,7 +35,13 @@ describe('parseTdxQuote', () => {
     expect(parsed.signedBytes.length).toBe(632);
     expect(parsed.signature.qeReport.length).toBe(384);
     expect(parsed.signature.pckCertificateChain).toHaveLength(2);
-    expect(parsed.certification).toEqual({ outerType: 6, innerType: 5, outerTrailingBytes: 0 });
+    expect(parsed.certification).toMatchObject({
+      outerType: 6,
+      innerType: 5,
+      outerTrailingBytes: 0,
+      chainExtraBytes: 0,
+      signatureTrailingBytes: 0,
+    });
     expect(parseTdxQuote(new Uint8Array(bytes))).toEqual(parsed);
   });
 

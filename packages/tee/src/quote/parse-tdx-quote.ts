@@ -58,6 +58,7 @@ function parseBytes(bytes: Uint8Array): TdxQuote {
   // Zero padding may follow the signature data (real quotes are often served in a fixed-size buffer).
   const signatureData = reader.take(reader.u32('signature data size'), 'signature data');
   const { signature, qe, certification } = parseSignatureData(signatureData);
+  certification.quoteTrailingBytes = reader.remaining;
   // TDATTRIBUTES bit 0 is TUD.DEBUG: set, the host can read and change the TD's memory.
   const debug = (body[TDX_QUOTE.body.tdAttributes[0]]! & 0x01) === 0x01;
   return {

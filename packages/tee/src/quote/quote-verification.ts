@@ -10,9 +10,11 @@ import type { TdxQuote } from './tdx-quote';
 export type QuoteFailure =
   /** Not a TDX v4/v5 ECDSA quote, or truncated. */
   | 'FORMAT'
+  /** The options themselves are invalid (`now` not a date, an extra root not a certificate). */
+  | 'OPTIONS'
   /** The inner certification data is not a PCK certificate chain (type 5). */
   | 'CERTIFICATION_DATA'
-  /** The outer certification data is larger than what it holds (bytes smuggled in after the chain). */
+  /** Bytes smuggled in beside the chain: after it in the outer certification data, or between or after its PEM blocks. */
   | 'CERTIFICATION_SIZE'
   /** A certificate is unparsable, expired, not yet valid, or not signed by the next one. */
   | 'CERTIFICATE_CHAIN'
@@ -46,6 +48,12 @@ export type QuoteFailure =
   | 'TCB_STATUS'
   /** The TD runs in debug mode and the policy forbids it. */
   | 'DEBUG_TD'
+  /** TDATTRIBUTES has SEPT_VE_DISABLE clear or a reserved bit set (refused unless `allowUnsafeTdAttributes`). */
+  | 'TD_ATTRIBUTES'
+  /** TD 1.5: a service TD is bound (mrServiceTd not zero) and `allowServiceTd` is not set. */
+  | 'SERVICE_TD'
+  /** The QE, PCE or TEE TCB SVN is below the policy's minimum. */
+  | 'MINIMUM_SVN'
   /** The quote is genuine but binds other data than expected. */
   | 'REPORT_DATA'
   /** A measurement (MRTD, RTMR, mrConfigId, attributes, XFAM) differs from the policy. */
@@ -59,6 +67,8 @@ export type QuoteVerification =
       valid: true;
       quote: TdxQuote;
       root: 'intel' | 'simulator' | 'custom';
+      /** The PCK certificate's PPID (hex), which identifies the platform; absent when the certificate has none. */
+      ppid?: string;
       /** TCB status, advisories and dates; present when collateral was given. */
       tcb?: TcbEvaluation;
       /** The replayed event log and the dstack app it names; present when the policy checked it. */
@@ -80,8 +90,26 @@ export interface VerifyQuoteOptions {
   expectedReportData?: Uint8Array;
   /** Intel collateral (see `parseCollateral`); with it the result carries the TCB status. */
   collateral?: TdxCollateral;
-  /** TCB statuses to accept when collateral is given (default: all but `Revoked`). */
+  /**
+   * TCB statuses to accept when collateral is given (default: `UpToDate` only; widen it knowingly, e.g. with
+   * `SWHardeningNeeded` or `TDRelaunchAdvised`). `Revoked` is never accepted.
+   */
   acceptedTcbStatuses?: readonly TcbStatus[];
+  /**
+   * Soft expiry: collateral (TCB info, QE identity, CRL) outside its dates does not fail the verification but
+   * is listed in `tcb.collateralExpired`. Signatures, chains and revocation are still checked. Default: fail
+   * with `COLLATERAL_EXPIRED`.
+   */
+  allowExpiredCollateral?: boolean;
+  /** Accept TDATTRIBUTES without SEPT_VE_DISABLE or with reserved bits set (default: refused, as dcap-qvl does). */
+  allowUnsafeTdAttributes?: boolean;
+  /** Accept a TD 1.5 quote bound to a service TD (mrServiceTd not zero); default: refused. */
+  allowServiceTd?: boolean;
+  /**
+   * Minimum SVNs: the QE's ISVSVN, the PCE SVN (from the PCK certificate) and the TEE TCB SVN (16 bytes hex,
+   * compared byte by byte).
+   */
+  minimumSvn?: { qe?: number; pce?: number; teeTcbSvn?: string };
   /** Expected measurements (MRTD, RTMRs, mrConfigId, attributes, app via the event log). */
   measurements?: MeasurementPolicy;
   /** The event log served with the quote (`eventLog` of `GET /api/tee/agents`), for `measurements.eventLog`. */

@@ -32,6 +32,18 @@ export interface TdxCertificationData {
   innerType: number;
   /** Bytes of the outer certification data left after its declared content (0 in a well-formed quote). */
   outerTrailingBytes: number;
+  /**
+   * Bytes of the PCK certification data that are not a PEM certificate, whitespace or Intel's closing NUL
+   * (0 in a well-formed quote).
+   */
+  chainExtraBytes: number;
+  /** Bytes of the signature data after the certification data it declares (0 in a well-formed quote). */
+  signatureTrailingBytes: number;
+  /**
+   * Bytes after the quote's declared end (its signature data). They are outside the quote, signed by nothing and
+   * ignored, as Intel's and Phala's verifiers ignore them (quotes are often served in a padded buffer).
+   */
+  quoteTrailingBytes: number;
 }
 
 /** A parsed TDX quote v4 or v5. Measurements are lowercase hex; what signatures cover stays as bytes. */

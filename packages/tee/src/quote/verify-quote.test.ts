@@ -7,7 +7,8 @@ import { flipByte, withCertificateChain } from './quote-test-support';
 import { verifyQuote } from './verify-quote';
 
 const quote = SIMULATOR_AGENTS_RESPONSE.agents[0]!.attestation;
-const simulator = { allowSimulator: true };
+// Recorded before the simulator set SEPT_VE_DISABLE: its TD attributes are all zero.
+const simulator = { allowSimulator: true, allowUnsafeTdAttributes: true };
 const [leaf, root] = parseTdxQuote(quote).signature.pckCertificateChain as [string, string];
 // Offsets in the quote: signature data starts at 636; the QE report at 636 + 134; its auth data 450 later.
 const QE_REPORT = 636 + 134;

@@ -3,6 +3,9 @@ import { COLLATERAL_TIMES, REAL_QUOTES } from '../test-fixtures/real-quotes';
 import { parseTdxQuote } from './parse-tdx-quote';
 import { verifyQuote } from './verify-quote';
 
+// go-tdx-guest's SPR E4 test quote was made without SEPT_VE_DISABLE (TDATTRIBUTES 0x40000000, PKS only):
+// genuine, but refused by default (as dcap-qvl refuses it); these tests are about signatures and chains.
+const relaxed = { allowUnsafeTdAttributes: true };
 const cases = Object.entries(REAL_QUOTES).map(([name, quote]) => ({
   name,
   quote,
@@ -11,13 +14,23 @@ const cases = Object.entries(REAL_QUOTES).map(([name, quote]) => ({
 
 describe('verifyQuote on real TDX hardware quotes', () => {
   it.each(cases)('verifies $name to Intel SGX Root CA', ({ quote, now }) => {
-    const result = verifyQuote(quote, { now });
+    const result = verifyQuote(quote, { now, ...relaxed });
     expect(result).toMatchObject({ valid: true, root: 'intel' });
+  });
+
+  it('refuses a TD without SEPT_VE_DISABLE by default (the SPR E4 sample)', () => {
+    expect(verifyQuote(REAL_QUOTES.sprE4, { now: COLLATERAL_TIMES.sprE4 })).toMatchObject({
+      valid: false,
+      failure: 'TD_ATTRIBUTES',
+    });
+    expect(verifyQuote(REAL_QUOTES.dcapQvl, { now: COLLATERAL_TIMES.dcapQvl })).toMatchObject({
+      valid: true,
+    });
   });
 
   it('verifies v4 and v5 alike', () => {
     const versions = cases.map(({ quote, now }) => {
-      const result = verifyQuote(quote, { now });
+      const result = verifyQuote(quote, { now, ...relaxed });
       return result.valid && [result.quote.header.version, result.quote.bodyType];
     });
     expect(versions).toEqual([
@@ -35,7 +48,7 @@ describe('verifyQuote on real TDX hardware quotes', () => {
       for (let offset = 0; offset < signedLength; offset += 1) {
         const tampered = Buffer.from(quote);
         tampered[offset]! ^= 0x01;
-        const result = verifyQuote(tampered, { now });
+        const result = verifyQuote(tampered, { now, ...relaxed });
         // Structural bytes (version, key type, TEE type, v5 body descriptor) fail as FORMAT before any signature.
         expect(result.valid, `offset ${offset}`).toBe(false);
         if (!result.valid) expect(['QUOTE_SIGNATURE', 'FORMAT']).toContain(result.failure);
@@ -49,7 +62,7 @@ describe('verifyQuote on real TDX hardware quotes', () => {
     for (let offset = start; offset < start + 384 + 64; offset += 1) {
       const tampered = Buffer.from(quote);
       tampered[offset]! ^= 0x01;
-      expect(verifyQuote(tampered, { now }), `offset ${offset}`).toMatchObject({
+      expect(verifyQuote(tampered, { now, ...relaxed }), `offset ${offset}`).toMatchObject({
         failure: 'QE_REPORT_SIGNATURE',
       });
     }

@@ -35,7 +35,9 @@ function body(input: TestQuoteInput): Buffer {
   const report = Buffer.alloc(td15 ? 648 : 584);
   const layout = { ...TDX_QUOTE.body, ...TDX_QUOTE.bodyTd15 };
   report.set([3, td15 ? 1 : 0, 4], 0);
-  for (const [name, hex] of Object.entries(input.body ?? {})) {
+  // A production TD: SEPT_VE_DISABLE (bit 28) set, DEBUG and reserved bits clear, unless the test says otherwise.
+  const fields = { tdAttributes: '0000001000000000', ...input.body };
+  for (const [name, hex] of Object.entries(fields)) {
     report.set(Buffer.from(hex, 'hex'), layout[name as keyof typeof layout][0]);
   }
   return report;

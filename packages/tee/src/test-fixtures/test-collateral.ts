@@ -26,6 +26,8 @@ export interface TestCollateralInput {
   moduleIdentities?: unknown[];
   revokedPck?: boolean;
   revokedCa?: boolean;
+  /** `issueDate` and `nextUpdate` of TCB info, QE identity and CRLs (ISO). */
+  dates?: { issued: string; next: string };
 }
 
 /** Collateral in Intel's shapes for a {@link TestPki}, signed by its TCB signing key. Tests only. */
@@ -33,12 +35,13 @@ export async function buildTestCollateral(
   pki: TestPki,
   input: TestCollateralInput = {},
 ): Promise<TdxCollateral> {
+  const [issued, next] = input.dates ? [input.dates.issued, input.dates.next] : [ISSUED, NEXT];
   const levels = input.levels ?? [{ sgx: [2], pceSvn: 11, tdx: [3, 0, 4], status: 'UpToDate' }];
   const tcbInfo = JSON.stringify({
     id: 'TDX',
     version: 3,
-    issueDate: ISSUED,
-    nextUpdate: NEXT,
+    issueDate: issued,
+    nextUpdate: next,
     fmspc: input.fmspc ?? '00906ED50000',
     pceId: '0000',
     tcbType: 0,
@@ -65,8 +68,8 @@ export async function buildTestCollateral(
   const qeIdentity = JSON.stringify({
     id: 'TD_QE',
     version: 2,
-    issueDate: ISSUED,
-    nextUpdate: NEXT,
+    issueDate: issued,
+    nextUpdate: next,
     tcbEvaluationDataNumber: 19,
     miscselect: '00000000',
     miscselectMask: 'FFFFFFFF',
@@ -81,7 +84,7 @@ export async function buildTestCollateral(
       ...(level.advisories && { advisoryIDs: level.advisories }),
     })),
   });
-  const [from, to] = [new Date(ISSUED), new Date(NEXT)];
+  const [from, to] = [new Date(issued), new Date(next)];
   const chain = [pki.tcbSigningPem, pki.rootPem];
   return {
     tcbInfo: { body: tcbInfo, signature: pki.signCollateral(tcbInfo), issuerChain: chain },

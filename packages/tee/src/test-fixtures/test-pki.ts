@@ -67,6 +67,8 @@ export async function createTestPki(platform: {
   pceId: string;
   components: number[];
   pceSvn: number;
+  /** Subject of the TCB signing certificate (Intel's name by default, which every root must use). */
+  tcbSigningName?: string;
 }): Promise<TestPki> {
   x509.cryptoProvider.set(crypto);
   const [rootKeys, caKeys, pckKeys, tcbKeys] = await Promise.all([
@@ -120,7 +122,7 @@ export async function createTestPki(platform: {
   );
   const tcb = await issue(
     '03',
-    'CN=Test SGX TCB Signing',
+    platform.tcbSigningName ?? 'CN=Intel SGX TCB Signing',
     tcbKeys,
     rootKeys.privateKey,
     root.subject,

@@ -1,6 +1,6 @@
 import type { Plugin, Route } from '@parley/plugin-sdk';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '../../errors/config-error';
 import { loadPlugins } from './load-plugins';
 import {
   createMemoryLogger,

@@ -1,6 +1,6 @@
 import type { AgentRuntime, Plugin } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '../../errors/config-error';
 import type { PluginRouteEntry, PluginRouteTable } from '../plugin-route-table';
 import { createPluginRuntime } from './create-plugin-runtime';
 import { resolveStaticTarget } from './resolve-static-target';

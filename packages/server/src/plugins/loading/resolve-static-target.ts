@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '../../errors/config-error';
 import type { StaticTarget } from '../plugin-route-table';
 
 /**

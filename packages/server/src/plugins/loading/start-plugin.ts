@@ -1,6 +1,6 @@
 import type { AgentRuntime, Plugin, PluginServiceClass } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '../../errors/config-error';
 import { UnofferedRuntimeMemberError } from './unoffered-runtime-member';
 
 /** One plugin of one agent, with the runtime the plugin sees. */

@@ -5,7 +5,7 @@ import {
   toValidationIssues,
 } from '@parley/core';
 import type { Plugin, Route } from '@parley/plugin-sdk';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '../../errors/config-error';
 
 function isReserved(path: string): boolean {
   // Case-insensitive on purpose: a look-alike of a built-in path only confuses operators.

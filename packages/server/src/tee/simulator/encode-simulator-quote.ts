@@ -65,6 +65,8 @@ function tdReport(input: SimulatorQuoteInput, length: number): Buffer {
   if (length === TD15_REPORT_LENGTH) body.set([3, 1, 2], 584);
   body.set(sha384(new TextEncoder().encode('parley/dstack-simulator/mrseam')), 16);
   body[TD_REPORT.tdAttributes] = input.debug ? 0x01 : 0x00;
+  // SEPT_VE_DISABLE (bit 28), as dstack's TDs set it and verifiers require by default.
+  body[TD_REPORT.tdAttributes + 3] = 0x10;
   body.set([0xe7, 0x02, 0x06], TD_REPORT.xfam);
   body.set(input.measurements.mrTd, TD_REPORT.mrTd);
   input.measurements.rtmrs.forEach((rtmr, index) => body.set(rtmr, TD_REPORT.rtmr0 + index * 48));
