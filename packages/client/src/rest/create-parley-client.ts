@@ -190,8 +190,6 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
         {
           method: 'POST',
           path: `/api/messaging/replies/${encodeURIComponent(replyId)}/cancel`,
-          // No body; the server takes built-in POSTs as JSON only (a browser must preflight them).
-          headers: { 'content-type': 'application/json' },
           ...call,
         },
         apiSuccessSchema(cancelledReplySchema),

@@ -291,7 +291,7 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
         json: apiSuccessSchema(cancelledReplySchema),
       },
     },
-    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
   },
   {
     method: 'get',
