@@ -63,6 +63,14 @@ const push = {
   commits: [{ message: 'Fix it' }, { message: 'Test it' }, { message: 'Ship it' }],
 };
 
+/** The payload GitHub sends when `login` opens an issue or a pull request in octo/repo. */
+const opened = (kind: 'issue' | 'pull_request', number: number, title: string, login: string) => ({
+  action: 'opened',
+  [kind]: { number, title },
+  repository: { full_name: 'octo/repo' },
+  sender: { login },
+});
+
 describe('POST /github/webhook, verified deliveries', () => {
   it.each([
     [
@@ -71,24 +79,10 @@ describe('POST /github/webhook, verified deliveries', () => {
       'GitHub webhook connected for octo/repo: "Approachable is better than simple."',
     ],
     ['push', push, 'alice pushed 3 commits to main in octo/repo: Fix it; Test it; Ship it'],
-    [
-      'issues',
-      {
-        action: 'opened',
-        issue: { number: 3, title: 'Bug' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'bob' },
-      },
-      'bob opened issue #3 in octo/repo: Bug',
-    ],
+    ['issues', opened('issue', 3, 'Bug', 'bob'), 'bob opened issue #3 in octo/repo: Bug'],
     [
       'pull_request',
-      {
-        action: 'opened',
-        pull_request: { number: 9, title: 'Feature' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'carol' },
-      },
+      opened('pull_request', 9, 'Feature', 'carol'),
       'carol opened pull request #9 in octo/repo: Feature',
     ],
   ])('posts a %s event into NOTIFICATION_CHANNEL_ID as the agent', async (event, payload, text) => {
@@ -175,12 +169,7 @@ describe('POST /github/webhook, failures', () => {
   it('posts an issue whose title holds NUL or a lone surrogate, without them', async () => {
     const response = await deliver(
       'issues',
-      {
-        action: 'opened',
-        issue: { number: 4, title: 'Bad\u0000title \ud800here' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'bob' },
-      },
+      opened('issue', 4, 'Bad\u0000title \ud800here', 'bob'),
       { deliveryId: randomUUID() },
     );
     expect(response.status).toBe(200);
