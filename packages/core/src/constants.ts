@@ -10,6 +10,7 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/tee',
   '/api/agents',
   '/api/server',
+  '/api/webhooks',
   '/socket.io',
 ] as const;
 

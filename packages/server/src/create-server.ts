@@ -15,7 +15,7 @@ import type { RequestLogOptions } from './http/request-log';
 import type { ParleyMetrics } from './metrics';
 import { warnIfExposedWithoutToken } from './guards/exposure-warning';
 import { observingReplies } from './metrics/observe-reply';
-import { apiDocsRoutes } from './http/openapi';
+import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe, roomsProbe } from './health';
@@ -315,7 +315,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   );
   app.route('/', webhooks.routes);
   let pluginEntries: readonly PluginRouteEntry[] = [];
-  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries }));
+  app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

@@ -12,7 +12,7 @@ import { hostAllowList } from '../guards/host-allow-list';
 import { requireJsonContentType } from '../guards/json-content-type';
 import { originGuard } from '../guards/origin-guard';
 import { rateLimit, type RateLimitOptions } from '../guards/rate-limit';
-import { DOCS_PATH } from './openapi/docs-page';
+import { DOCS_PATH } from '../api-docs/docs-page';
 import { requestLog, type RequestLogOptions } from './request-log';
 import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 

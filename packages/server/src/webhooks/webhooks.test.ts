@@ -72,7 +72,7 @@ async function until<T>(what: () => T | Promise<T>, done: (value: T) => boolean)
   for (let i = 0; ; i += 1) {
     const value = await what();
     if (done(value)) return value;
-    if (i > 1500) throw new Error(`gave up waiting: ${JSON.stringify(value)}`);
+    if (i > 3000) throw new Error(`gave up waiting: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -287,6 +287,35 @@ describe('outbound webhooks: subscriptions', () => {
       messageId: stored!.id,
       error: { code: 'MODEL_ERROR', message: 'The model is down' },
     });
+  });
+
+  it('is behind the server token: no subscription can be listed, made, read or removed without it', async () => {
+    server = await startTestServer({ webhooks: WEBHOOKS, authToken: 'the-token' });
+    cleanup.push(async () => server[Symbol.asyncDispose]());
+    const id = randomUUID();
+    const attempts = await Promise.all(
+      [
+        ['GET', '/api/webhooks'],
+        ['POST', '/api/webhooks'],
+        ['GET', `/api/webhooks/${id}`],
+        ['DELETE', `/api/webhooks/${id}`],
+        ['GET', `/api/webhooks/${id}/deliveries`],
+        ['POST', `/api/webhooks/${id}/deliveries/${randomUUID()}/retry`],
+      ].map(([method, path]) =>
+        fetch(`${server.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-api-key': 'a-guess' },
+          ...(method === 'POST'
+            ? { body: JSON.stringify({ url: 'http://127.0.0.1/', events: ['reply.failed'] }) }
+            : {}),
+        }).then((response) => response.status),
+      ),
+    );
+    expect(attempts).toEqual([401, 401, 401, 401, 401, 401]);
+    const listed = await fetch(`${server.url}/api/webhooks`, {
+      headers: { 'x-api-key': 'the-token' },
+    });
+    expect(listed.status).toBe(200);
   });
 
   it('refuses bad subscriptions with a 400 naming the field, and unknown ids with a 404', async () => {

@@ -1,4 +1,5 @@
 import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
+import { readFile } from 'node:fs/promises';
 import { SOCKET_MESSAGE_TYPE } from '@parley/core';
 import { describe, expect, it } from 'vitest';
 import { createAsyncApiDocument } from './create-asyncapi-document';
@@ -31,5 +32,12 @@ describe('createAsyncApiDocument', () => {
     expect(opcodes).toHaveLength(2);
     expect(opcodes.join()).toContain(`"const":${SOCKET_MESSAGE_TYPE.ROOM_JOINING}`);
     expect(opcodes.join()).toContain(`"const":${SOCKET_MESSAGE_TYPE.SEND_MESSAGE}`);
+  });
+
+  it("carries the server package's version", async () => {
+    const { version } = JSON.parse(
+      await readFile(new URL('../../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect((document.info as { version: string }).version).toBe(version);
   });
 });

@@ -1,12 +1,15 @@
 import { API_KEY_HEADER, streamEventSchemas } from '@parley/core';
 import type { z } from 'zod';
+import { SERVER_PACKAGE_VERSION } from '../package-version';
 import {
   BUILT_IN_OPERATIONS,
+  guardErrorsOf,
+  securityOf,
   type DocumentedOperation,
   type OperationResponse,
 } from './built-in-operations';
 import { ERROR_SCHEMA_NAME, errorEnvelopeSchema, errorResponses } from './error-responses';
-import { jsonSchemaOf, type JsonSchema } from './json-schema-of';
+import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
 
@@ -14,7 +17,7 @@ import { pluginOperations, type DocumentedPluginRoute } from './plugin-operation
 export interface OpenApiDocumentOptions {
   /** The loaded plugin routes (every agent's; duplicates across agents are merged). */
   pluginRoutes?: readonly DocumentedPluginRoute[];
-  /** `info.version` (default `1`). */
+  /** `info.version` (default: the version of `@parley/server`, whose interface this is). */
   version?: string;
 }
 
@@ -93,7 +96,7 @@ function builtInOperationOf(operation: DocumentedOperation): Record<string, unkn
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.tag],
-    security: operation.auth ? [{ apiKey: [] }, {}] : [],
+    security: securityOf(operation.auth),
     parameters: parametersOf(operation),
     responses: {
       ...Object.fromEntries(
@@ -102,7 +105,7 @@ function builtInOperationOf(operation: DocumentedOperation): Record<string, unkn
           responseOf(response),
         ]),
       ),
-      ...errorResponses(operation.errors),
+      ...errorResponses([...guardErrorsOf(operation), ...operation.errors]),
     },
   };
   if (operation.body) {
@@ -144,12 +147,24 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     openapi: '3.1.0',
     info: {
       title: 'Parley',
-      version: options.version ?? '1',
-      description:
-        'The HTTP interface of a Parley agent server. Failures under `/api` answer the envelope ' +
-        '`{ success: false, error: { code, message, details? } }`. With `SERVER_AUTH_TOKEN` set, endpoints ' +
-        'marked with the `apiKey` scheme need the `x-api-key` header. The socket events are described by ' +
-        'the AsyncAPI document at `/api/asyncapi.json`.',
+      version: options.version ?? SERVER_PACKAGE_VERSION,
+      description: [
+        'The HTTP interface of a Parley agent server.',
+        '',
+        'Answers under `/api` use the envelope `{ success: true, data }`, and every failure under `/api` ' +
+          '`{ success: false, error: { code, message, details? } }`. These successful answers are not in the ' +
+          '`{ success, data }` envelope; their fields are at the top level, as the interface reference defines ' +
+          'them: the channel message answers ' +
+          'of the `websocket` and `sync` modes (`success`, `userMessage`, `replyId`, `agentResponse`), the ' +
+          'TEE answers (`/api/tee/status`, `/api/tee/agents`), server-sent event streams, and `/metrics` ' +
+          '(Prometheus text). Plugin routes answer what their handler sends; their own failures are ' +
+          '`{ success: false, error: string }`.',
+        '',
+        'With `SERVER_AUTH_TOKEN` set, operations with a security requirement need the token (the ' +
+          '`x-api-key` header). Every operation can answer 403 when the Host is not an allowed name, and ' +
+          '429 and 503 answers may carry `Retry-After`. The socket events are described by the AsyncAPI ' +
+          'document at `/api/asyncapi.json`.',
+      ].join('\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
@@ -158,6 +173,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       { name: 'agents', description: 'The agents this server hosts.' },
       { name: 'messaging', description: 'Messages in, agent replies out.' },
       { name: 'tee', description: 'Trusted execution environment status and attestations.' },
+      { name: 'webhooks', description: 'Outbound webhook subscriptions and their deliveries.' },
+      { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],
     paths,
@@ -169,6 +186,13 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           in: 'header',
           name: API_KEY_HEADER,
           description: 'Equal to `SERVER_AUTH_TOKEN`; needed only when the server sets one.',
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            '`Authorization: Bearer <SERVER_AUTH_TOKEN>`, where an operation lists it (for scrapers that ' +
+            'cannot send other headers).',
         },
       },
     },

@@ -1,13 +1,17 @@
 import { API_KEY_HEADER, SOCKET_MESSAGE_TYPE, socketAckSchema } from '@parley/core';
 import { z } from 'zod';
-import { jsonSchemaOf, type JsonSchema } from '../openapi/json-schema-of';
+import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
+import { SERVER_PACKAGE_VERSION } from '../package-version';
 import { CLIENT_EVENTS, SERVER_EVENTS, type DocumentedSocketEvent } from './socket-event-schemas';
 
 /** Options of {@link createAsyncApiDocument}. */
 export interface AsyncApiDocumentOptions {
-  /** `servers.parley.host` (default `localhost:3000`, the development address). */
+  /**
+   * `servers.parley.host`: where the server listens, from its settings (`apiDocsRoutes` passes it). Default
+   * `localhost:3000`, the address of a server started with no settings, for a document built outside one.
+   */
   host?: string;
-  /** `info.version` (default `1`). */
+  /** `info.version` (default: the version of `@parley/server`, whose interface this is). */
   version?: string;
 }
 
@@ -108,7 +112,7 @@ export function createAsyncApiDocument(options: AsyncApiDocumentOptions = {}): A
     asyncapi: '3.0.0',
     info: {
       title: 'Parley event socket',
-      version: options.version ?? '1',
+      version: options.version ?? SERVER_PACKAGE_VERSION,
       description:
         'socket.io 4 on the same host and port as the HTTP interface (path `/socket.io`, transports polling ' +
         'and websocket). Clients join a room (a channel id) with a ROOM_JOINING `message`, then send with ' +
@@ -121,7 +125,10 @@ export function createAsyncApiDocument(options: AsyncApiDocumentOptions = {}): A
         host: options.host ?? 'localhost:3000',
         protocol: 'ws',
         pathname: '/socket.io',
-        description: 'The Parley server itself (socket.io 4 protocol).',
+        description:
+          'The Parley server itself (socket.io 4 protocol), at the address its HOST and PORT settings give ' +
+          '(the Host the document was fetched by when it listens on every address). Behind a TLS proxy, ' +
+          'connect with `wss` to the public name.',
         security: [ref('#/components/securitySchemes/apiKey')],
       },
     },
@@ -145,7 +152,9 @@ export function createAsyncApiDocument(options: AsyncApiDocumentOptions = {}): A
           in: 'header',
           name: API_KEY_HEADER,
           description:
-            'Needed only when the server has SERVER_AUTH_TOKEN: pass it as the handshake `auth.apiKey` or the `x-api-key` header.',
+            'Needed only when the server has SERVER_AUTH_TOKEN: pass it as the handshake `auth.apiKey` or the ' +
+            '`x-api-key` header. A handshake without it, from a Host that is not allowed, or over the ' +
+            "per-address connection rate, is refused (socket.io's `connect_error`).",
         },
       },
     },

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Route } from '@parley/plugin-sdk';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
@@ -81,5 +82,74 @@ describe('createOpenApiDocument', () => {
       Object.values(operations).map((operation) => operation.operationId),
     );
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("carries the server package's version", async () => {
+    const { version } = JSON.parse(
+      await readFile(new URL('../../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect((document.info as { version: string }).version).toBe(version);
+    expect(version).not.toBe('1');
+  });
+
+  it('lists the request headers: Idempotency-Key on posts, Last-Event-ID on streams', () => {
+    const headersOf = (path: string, method: string) =>
+      (document.paths[path]![method]!.parameters as { name: string; in: string }[])
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name);
+    expect(headersOf('/api/messaging/submit', 'post')).toEqual(['Idempotency-Key']);
+    expect(headersOf('/api/messaging/channels/{channelId}/messages', 'post')).toEqual([
+      'Idempotency-Key',
+      'Last-Event-ID',
+    ]);
+    expect(headersOf('/api/messaging/replies/{replyId}/events', 'get')).toEqual(['Last-Event-ID']);
+  });
+
+  it("lists the guards' statuses, and Retry-After on every 429 and 503", () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const responses = operation.responses as Record<string, { headers?: object }>;
+        expect(Object.keys(responses), `${method} ${path}`).toContain('403');
+        for (const status of ['429', '503']) {
+          if (responses[status]) expect(responses[status].headers).toHaveProperty('Retry-After');
+        }
+      }
+    }
+    const post = document.paths['/api/messaging/channels/{channelId}/messages']!.post!;
+    expect(Object.keys(post.responses as object)).toEqual([
+      '200',
+      '202',
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '429',
+      '500',
+      '502',
+      '503',
+      '504',
+    ]);
+    // Outside /api: the plugin rate limit, no body limit or content type of the built-in paths.
+    expect(Object.keys(document.paths['/metrics']!.get!.responses as object)).toEqual([
+      '200',
+      '401',
+      '403',
+      '429',
+      '500',
+    ]);
+  });
+
+  it('says which answers are not in the envelope', () => {
+    expect(JSON.stringify(document.info)).toContain('not in the `{ success, data }` envelope');
+    for (const path of ['/api/tee/status', '/api/tee/agents']) {
+      expect(document.paths[path]!.get!.description).toContain('not in the `{ success, data }`');
+    }
+    expect(
+      document.paths['/api/messaging/channels/{channelId}/messages']!.post!.description,
+    ).toContain('not in the `{ success, data }` envelope');
   });
 });

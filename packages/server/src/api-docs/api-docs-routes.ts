@@ -1,18 +1,13 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
-import {
-  createAsyncApiDocument,
-  type AsyncApiDocument,
-} from '../asyncapi/create-asyncapi-document';
-import { createOpenApiDocument, type OpenApiDocument } from './create-openapi-document';
+import type { AppEnv } from '../http/app-env';
+import { createAsyncApiDocument, type AsyncApiDocument } from './asyncapi/create-asyncapi-document';
+import { createOpenApiDocument, type OpenApiDocument } from './openapi/create-openapi-document';
 import { DOCS_PATH, docsInitScript, docsPageHtml } from './docs-page';
-import type { DocumentedPluginRoute } from './plugin-operations';
+import { ASYNCAPI_PATH, OPENAPI_PATH } from './document-paths';
+import type { DocumentedPluginRoute } from './openapi/plugin-operations';
 import { SWAGGER_UI_FILES, readSwaggerUiFile } from './swagger-ui-assets';
 
-/** Where the OpenAPI document is served. */
-export const OPENAPI_PATH = '/api/openapi.json';
-/** Where the AsyncAPI document is served. */
-export const ASYNCAPI_PATH = '/api/asyncapi.json';
+export { ASYNCAPI_PATH, OPENAPI_PATH };
 
 /** Options of {@link apiDocsRoutes}. */
 export interface ApiDocsRoutesOptions {
@@ -21,6 +16,28 @@ export interface ApiDocsRoutesOptions {
    * is built, so a function is read at the first request.
    */
   pluginRoutes?: readonly DocumentedPluginRoute[] | (() => readonly DocumentedPluginRoute[]);
+  /**
+   * The server's base address from its settings (`http://127.0.0.1:3000`), read at each request: the port is
+   * known once the server listens. It is the AsyncAPI server's `host`.
+   */
+  serverUrl?: () => string | undefined;
+}
+
+/** Bind addresses that mean "every address": no client connects to them by that name. */
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['0.0.0.0', '[::]', '::']);
+
+/**
+ * The socket's `host:port` for the AsyncAPI document: the server's own from its settings, or, when it listens
+ * on every address, the Host the request reached it by (the Host guard has already allowed it).
+ */
+export function socketHostOf(
+  serverUrl: string | undefined,
+  requestHost: string | undefined,
+): string | undefined {
+  if (serverUrl === undefined) return requestHost;
+  const url = new URL(serverUrl);
+  if (WILDCARD_HOSTS.has(url.hostname)) return requestHost ?? `localhost:${url.port}`;
+  return url.host;
 }
 
 /**
@@ -36,7 +53,7 @@ export function apiDocsRoutes(options: ApiDocsRoutesOptions = {}): Hono<AppEnv> 
   const readPluginRoutes = () =>
     typeof options.pluginRoutes === 'function' ? options.pluginRoutes() : options.pluginRoutes;
   let openApi: { from: unknown; document: OpenApiDocument } | undefined;
-  let asyncApi: AsyncApiDocument | undefined;
+  let asyncApi: { host: string | undefined; document: AsyncApiDocument } | undefined;
 
   routes.get(OPENAPI_PATH, (c) => {
     const pluginRoutes = readPluginRoutes();
@@ -48,7 +65,14 @@ export function apiDocsRoutes(options: ApiDocsRoutesOptions = {}): Hono<AppEnv> 
     openApi = cached;
     return c.json(cached.document);
   });
-  routes.get(ASYNCAPI_PATH, (c) => c.json((asyncApi ??= createAsyncApiDocument())));
+  routes.get(ASYNCAPI_PATH, (c) => {
+    const host = socketHostOf(options.serverUrl?.(), c.req.header('host'));
+    // One document kept: the address changes once (when the port is known), or per Host on a wildcard bind.
+    if (asyncApi === undefined || asyncApi.host !== host) {
+      asyncApi = { host, document: createAsyncApiDocument(host === undefined ? {} : { host }) };
+    }
+    return c.json(asyncApi.document);
+  });
   routes.get(DOCS_PATH, (c) => c.html(docsPageHtml()));
   routes.get(`${DOCS_PATH}/init.js`, (c) =>
     c.body(docsInitScript(OPENAPI_PATH), 200, {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from './api-docs-routes';
+import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
+import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH, socketHostOf } from './api-docs-routes';
 import { DOCS_PATH } from './docs-page';
 
 describe('docs routes', () => {
@@ -34,5 +35,31 @@ describe('documents', () => {
     const asyncApi = await docs.request(ASYNCAPI_PATH);
     expect(asyncApi.headers.get('content-type')).toContain('application/json');
     expect(((await asyncApi.json()) as { asyncapi: string }).asyncapi).toMatch(/^3\./);
+  });
+});
+
+describe('the AsyncAPI server address', () => {
+  it('is where the server listens, from its settings, and a valid document', async () => {
+    let serverUrl = 'http://localhost:0';
+    const docs = apiDocsRoutes({ serverUrl: () => serverUrl });
+    serverUrl = 'http://10.1.2.3:4567';
+    const response = await docs.request(ASYNCAPI_PATH, { headers: { host: 'elsewhere.example' } });
+    const document = (await response.json()) as { servers: { parley: { host: string } } };
+    expect(document.servers.parley.host).toBe('10.1.2.3:4567');
+    const problems = (await new Parser().validate(JSON.stringify(document))).filter(
+      (diagnostic) => Number(diagnostic.severity) <= Number(DiagnosticSeverity.Warning),
+    );
+    expect(problems).toEqual([]);
+    // The port is known once the server listens: the next request sees it.
+    serverUrl = 'http://10.1.2.3:4568';
+    const again = (await (await docs.request(ASYNCAPI_PATH)).json()) as typeof document;
+    expect(again.servers.parley.host).toBe('10.1.2.3:4568');
+  });
+
+  it('is the Host the document was fetched by when the server listens on every address', () => {
+    expect(socketHostOf('http://0.0.0.0:3000', 'chat.example.com')).toBe('chat.example.com');
+    expect(socketHostOf('http://[::]:3000', 'chat.example.com:8443')).toBe('chat.example.com:8443');
+    expect(socketHostOf('http://0.0.0.0:3000', undefined)).toBe('localhost:3000');
+    expect(socketHostOf('http://[::1]:3000', 'other.example')).toBe('[::1]:3000');
   });
 });

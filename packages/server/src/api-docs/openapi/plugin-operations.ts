@@ -1,5 +1,6 @@
-import type { RouteType } from '@parley/core';
-import { errorResponses } from './error-responses';
+import type { ErrorCode, RouteType } from '@parley/core';
+import { guardErrorsOf, securityOf, type SecuritySchemeName } from './built-in-operations';
+import { ERROR_SCHEMA_NAME, errorResponses } from './error-responses';
 import { toOpenApiPath } from './openapi-path';
 
 /** What the documents need of a loaded plugin route; `PluginRouteEntry` of the route table fits. */
@@ -62,6 +63,67 @@ function requestBodyOf(route: DocumentedPluginRoute['route']): Record<string, un
   };
 }
 
+/** The server's own failures on a plugin route: the guards', then agent selection and the route's own check. */
+function serverErrors(
+  method: string,
+  path: string,
+  auth: SecuritySchemeName[],
+  isPublic: boolean,
+): ErrorCode[] {
+  return [
+    ...guardErrorsOf({ method, path, auth }),
+    'BAD_REQUEST',
+    ...(isPublic ? [] : (['UNAUTHORIZED'] as const)),
+    'NOT_FOUND',
+  ];
+}
+
+/** A handler route: its body is read within a limit, the handler may fail or run out of time. */
+function handlerResponses(
+  method: string,
+  path: string,
+  auth: SecuritySchemeName[],
+  isPublic: boolean,
+): Record<string, unknown> {
+  return {
+    200: { description: 'Plugin-defined answer.' },
+    ...errorResponses([...serverErrors(method, path, auth, isPublic), 'PAYLOAD_TOO_LARGE']),
+    500: {
+      description:
+        'The handler failed (its own shape), or the server did (the error envelope); internal detail is ' +
+        'never exposed.',
+      content: {
+        'application/json': {
+          schema: {
+            oneOf: [HANDLER_FAILURE, { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` }],
+          },
+        },
+      },
+    },
+    504: {
+      description: 'The handler did not answer within the route timeout.',
+      content: { 'application/json': { schema: HANDLER_FAILURE } },
+    },
+    default: {
+      description:
+        'Any other status the handler sets; the statuses above are the only ones the server gives itself.',
+    },
+  };
+}
+
+/** A STATIC route: files served by the server, no body read and no handler. */
+function staticResponses(
+  method: string,
+  path: string,
+  auth: SecuritySchemeName[],
+  isPublic: boolean,
+): Record<string, unknown> {
+  return {
+    200: { description: 'The file.' },
+    ...errorResponses(serverErrors(method, path, auth, isPublic)),
+  };
+}
+
 function operationOf(
   routes: readonly DocumentedPluginRoute[],
   taken: Set<string>,
@@ -71,10 +133,12 @@ function operationOf(
   const { path, parameters } = toOpenApiPath(route.path);
   const plugins = [...new Set(routes.map((entry) => entry.pluginName))];
   const isPublic = routes.every((entry) => entry.route.public);
-  const staticNote =
-    route.type === 'STATIC'
-      ? ' Serves static files (a file, or a folder and what lies beneath it).'
-      : '';
+  const auth: SecuritySchemeName[] = isPublic ? [] : ['apiKey'];
+  const method = route.type === 'STATIC' ? 'get' : route.type.toLowerCase();
+  const isStatic = route.type === 'STATIC';
+  const staticNote = isStatic
+    ? ' Serves static files (a file, or a folder and what lies beneath it).'
+    : '';
   const operation: Record<string, unknown> = {
     operationId: operationIdOf(first, taken),
     summary: route.name ?? `${route.type} ${route.path}`,
@@ -82,7 +146,7 @@ function operationOf(
     tags: plugins.map((name) => `plugin: ${name}`),
     'x-parley-plugin': first.pluginName,
     ...(route.name === undefined ? {} : { 'x-parley-route-name': route.name }),
-    security: isPublic ? [] : [{ apiKey: [] }, {}],
+    security: securityOf(auth),
     parameters: [
       ...parameters.map((name) => ({
         name,
@@ -99,27 +163,13 @@ function operationOf(
         schema: { type: 'string', format: 'uuid' },
       },
     ],
-    responses: {
-      200: { description: 'Plugin-defined answer.' },
-      ...errorResponses([
-        'BAD_REQUEST',
-        ...(isPublic ? [] : (['UNAUTHORIZED'] as const)),
-        'NOT_FOUND',
-        'PAYLOAD_TOO_LARGE',
-      ]),
-      500: {
-        description: 'The handler failed; internal detail is never exposed.',
-        content: { 'application/json': { schema: HANDLER_FAILURE } },
-      },
-      504: {
-        description: 'The handler did not answer within the route timeout.',
-        content: { 'application/json': { schema: HANDLER_FAILURE } },
-      },
-    },
+    responses: isStatic
+      ? staticResponses(method, route.path, auth, isPublic)
+      : handlerResponses(method, route.path, auth, isPublic),
   };
   const body = requestBodyOf(route);
   if (body) operation.requestBody = body;
-  return { path, method: route.type === 'STATIC' ? 'get' : route.type.toLowerCase(), operation };
+  return { path, method, operation };
 }
 
 /**

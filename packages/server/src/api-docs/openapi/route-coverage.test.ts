@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ParleyServer } from '../../create-server';
 import { createLogger } from '../../logger';
 import { createMetrics, metricsRoutes } from '../../metrics';
-import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from './api-docs-routes';
-import { DOCS_PATH } from './docs-page';
+import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from '../api-docs-routes';
+import { DOCS_PATH } from '../docs-page';
 import type { OpenApiDocument } from './create-openapi-document';
 import { toOpenApiPath } from './openapi-path';
 
@@ -65,11 +65,16 @@ afterAll(async () => {
 
 /** The routes the real server mounts, as `METHOD /openapi/{path}`: the table the document must cover. */
 function mountedOperations(): Set<string> {
-  const docsPaths = new Set(apiDocsRoutes().routes.map((route) => route.path));
+  // The interactive docs' own script and assets belong to their page.
+  const assets = new Set(
+    apiDocsRoutes()
+      .routes.map((route) => route.path)
+      .filter((path) => path.startsWith(`${DOCS_PATH}/`)),
+  );
   const mounted = new Set<string>();
   for (const { method, path } of server.app.routes) {
-    // Middleware, the documents themselves, and folder wildcards (documented with their STATIC route).
-    if (method === 'ALL' || docsPaths.has(path) || path.endsWith('/*')) continue;
+    // Middleware, the docs page's assets, and folder wildcards (documented with their STATIC route).
+    if (method === 'ALL' || assets.has(path) || path.endsWith('/*')) continue;
     mounted.add(`${method} ${toOpenApiPath(path).path}`);
   }
   return mounted;

@@ -1,0 +1,458 @@
+import {
+  agentMessageSchema,
+  agentSummarySchema,
+  apiSuccessSchema,
+  channelHistoryQuerySchema,
+  channelMessageRequestSchema,
+  healthSchema,
+  storedMessageSchema,
+  syncModeResponseSchema,
+  teeAgentsResponseSchema,
+  teeStatusResponseSchema,
+  uuidSchema,
+  webhookDeliveriesQuerySchema,
+  webhookSubscriptionRequestSchema,
+  webhookSubscriptionSchema,
+  websocketModeResponseSchema,
+  type ErrorCode,
+} from '@parley/core';
+import { z } from 'zod';
+import { isBuiltInPath } from '../../http/create-app';
+import { HEALTH_PATH, isOpenPath } from '../../http/routes/server-routes';
+import { MAX_NONCE_LENGTH } from '../../tee/tee-service';
+import { DOCS_PATH } from '../docs-page';
+import { ASYNCAPI_PATH, OPENAPI_PATH } from '../document-paths';
+
+/** One response of an operation: a JSON body, server-sent events, or none. */
+export interface OperationResponse {
+  description: string;
+  /** JSON body schema. */
+  json?: z.ZodType;
+  /** A `text/event-stream` body of the channel `stream` mode's events. */
+  eventStream?: boolean;
+  /** A plain-text body of this media type. */
+  text?: string;
+}
+
+/** The ways a caller can present the server token (`components.securitySchemes`). */
+export type SecuritySchemeName = 'apiKey' | 'bearer';
+
+/** An endpoint as the documents describe it: the zod schemas its handler validates with, and its answers. */
+export interface DocumentedOperation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The path in hono's syntax (`:param`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** How the token is accepted when the server has one; empty: open without a token. */
+  auth: readonly SecuritySchemeName[];
+  pathParams?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  /** Request headers the endpoint reads, by name. */
+  headers?: Record<string, z.ZodType>;
+  body?: z.ZodType;
+  /** The answers of the endpoint itself (the guards' failures come from {@link guardErrorsOf}). */
+  responses: Record<string, OperationResponse>;
+  /** The failures the handler itself gives, besides the guards'. */
+  errors: readonly ErrorCode[];
+}
+
+/**
+ * The `security` of an operation: any one of the schemes, or none at all (the server has no token); `[]` when
+ * the endpoint is open.
+ */
+export function securityOf(schemes: readonly SecuritySchemeName[]): Record<string, string[]>[] {
+  return schemes.length === 0 ? [] : [...schemes.map((scheme) => ({ [scheme]: [] })), {}];
+}
+
+/** Methods whose requests must carry JSON on built-in paths (`http/json-content-type.ts`). */
+const JSON_BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
+/**
+ * The failures the app's guards (`http/create-app.ts`, in their order) can give a request to `path` before its
+ * handler runs: the Host allow-list on every path and the origin guard on state-changing methods (403), the
+ * per-client rate limits on `/api/messaging/*` and on every path outside the built-in prefixes (429), the body
+ * limit on built-in paths whatever the method (413), the token on built-in paths but health and readiness
+ * (401), and JSON content types on built-in POST, PUT and PATCH (415). Paths outside the built-in prefixes
+ * (`/metrics`, plugin routes) check their token themselves.
+ */
+export function guardErrorsOf(operation: {
+  method: string;
+  path: string;
+  auth: readonly SecuritySchemeName[];
+}): ErrorCode[] {
+  const method = operation.method.toLowerCase();
+  const errors: ErrorCode[] = ['FORBIDDEN'];
+  // Every path has a rate budget but liveness, which touches nothing (see http/create-app.ts).
+  if (operation.path !== HEALTH_PATH) errors.push('RATE_LIMITED');
+  if (isBuiltInPath(operation.path)) {
+    errors.push('PAYLOAD_TOO_LARGE');
+    if (operation.auth.length > 0 && !isOpenPath(operation.path)) errors.push('UNAUTHORIZED');
+    if (JSON_BODY_METHODS.has(method)) errors.push('UNSUPPORTED_MEDIA_TYPE');
+  }
+  errors.push('INTERNAL');
+  return errors;
+}
+
+/** The request headers of idempotent posts. */
+const IDEMPOTENCY_HEADER = {
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .describe(
+      'Makes a retry safe: the same key on the same endpoint with the same request answers what the first ' +
+        'answered and stores nothing twice (in any process, after a restart); with another request, 409.',
+    ),
+};
+
+/** `Last-Event-ID` as a stream's `id:` lines carry it. */
+const lastEventIdHeader = (what: string) => ({
+  'Last-Event-ID': z
+    .string()
+    .describe(
+      `\`<replyId>:<index>:<offset>\` of the last event received (\`<replyId>:-1:0\`: from the start). ${what}`,
+    ),
+});
+
+const channelId = { channelId: uuidSchema };
+
+/** `GET /api/server/ready` data: each readiness check (its schema lives with the route, not in core). */
+const readinessSchema = z.object({
+  status: z.literal('ready'),
+  checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
+});
+
+const NOT_ENVELOPED =
+  'This answer is not in the `{ success, data }` envelope: its fields are at the top level (the interface ' +
+  "reference's shape); failures still use the error envelope.";
+
+/**
+ * Every built-in endpoint. The route files validate with the same core schemas, and tests check this list
+ * against the routes the server really mounts and against the statuses they really answer, so the document
+ * cannot drift from the server.
+ */
+export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
+  {
+    method: 'get',
+    path: '/api/server/health',
+    operationId: 'getHealth',
+    summary: 'Liveness check',
+    description: 'Open without a token, for load-balancer probes.',
+    tag: 'server',
+    auth: [],
+    responses: { 200: { description: 'The server is up.', json: apiSuccessSchema(healthSchema) } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/server/ready',
+    operationId: 'getReadiness',
+    summary: 'Readiness check',
+    description:
+      'Open without a token. 200 when everything the server needs (the database) is up and it is not ' +
+      'stopping, else 503 with `error.details.checks`.',
+    tag: 'server',
+    auth: [],
+    responses: { 200: { description: 'Ready.', json: apiSuccessSchema(readinessSchema) } },
+    errors: ['UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    description:
+      'The Prometheus text exposition (not JSON); needs the token when the server has one, as `x-api-key` or ' +
+      '`Authorization: Bearer` (what Prometheus sends). It has the rate budget of the built-in reads.',
+    tag: 'server',
+    auth: ['apiKey', 'bearer'],
+    responses: {
+      200: { description: 'Metrics in the Prometheus text format.', text: 'text/plain' },
+    },
+    errors: ['UNAUTHORIZED'],
+  },
+  {
+    method: 'get',
+    path: '/api/agents',
+    operationId: 'listAgents',
+    summary: 'List the agents',
+    description: 'The first agent is the default agent.',
+    tag: 'agents',
+    auth: ['apiKey'],
+    responses: {
+      200: { description: 'The agents.', json: apiSuccessSchema(z.array(agentSummarySchema)) },
+    },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/messaging/submit',
+    operationId: 'submitMessage',
+    summary: 'Store an agent message and broadcast it',
+    description:
+      "Stores the message and broadcasts it to the channel's room as `messageBroadcast`. No agent is asked " +
+      'to reply. With `Idempotency-Key`, a retry answers the stored message again.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    headers: IDEMPOTENCY_HEADER,
+    body: agentMessageSchema,
+    responses: {
+      201: { description: 'The stored message.', json: apiSuccessSchema(storedMessageSchema) },
+    },
+    errors: ['BAD_REQUEST', 'CONFLICT', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/messaging/channels/:channelId/messages',
+    operationId: 'listChannelMessages',
+    summary: "A channel's history, newest first",
+    description: 'Page back with `before` set to the id of the oldest message received.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: channelId,
+    query: channelHistoryQuerySchema,
+    responses: {
+      200: {
+        description: 'Messages, newest first.',
+        json: apiSuccessSchema(z.array(storedMessageSchema)),
+      },
+    },
+    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
+  },
+  {
+    method: 'post',
+    path: '/api/messaging/channels/:channelId/messages',
+    operationId: 'postChannelMessage',
+    summary: 'Send a message to an agent',
+    description:
+      'The channel is created on first use. `mode` decides how the caller gets the reply: `websocket` answers ' +
+      '202 at once and the reply follows on the socket; `stream` answers server-sent events ' +
+      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply (504 after the ' +
+      'sync timeout; the reply goes on and reaches the room). The `websocket` and `sync` answers are not in ' +
+      'the `{ success, data }` envelope: `success`, `userMessage`, `replyId` (and `agentResponse`) are at the ' +
+      'top level. A request that repeats the post with `Last-Event-ID` (as an EventSource reconnecting does) ' +
+      'continues that reply instead of posting again: events after it, or 204 when the stream had ended.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: channelId,
+    headers: {
+      ...IDEMPOTENCY_HEADER,
+      ...lastEventIdHeader('When present, the body is not read and nothing is posted.'),
+    },
+    body: channelMessageRequestSchema,
+    responses: {
+      200: {
+        description:
+          '`sync`: the full reply (JSON, outside the envelope). `stream`, or a repeat with `Last-Event-ID`: ' +
+          'server-sent events.',
+        json: syncModeResponseSchema,
+        eventStream: true,
+      },
+      202: {
+        description:
+          '`websocket`: queued; the reply arrives on the socket (JSON, outside the envelope).',
+        json: websocketModeResponseSchema,
+      },
+      204: { description: 'A repeat with `Last-Event-ID`: the stream already ended there.' },
+    },
+    errors: [
+      'BAD_REQUEST',
+      'NOT_FOUND',
+      'CONFLICT',
+      'RATE_LIMITED',
+      'MODEL_ERROR',
+      'UNAVAILABLE',
+      'TIMEOUT',
+    ],
+  },
+  {
+    method: 'get',
+    path: '/api/messaging/replies/:replyId/events',
+    operationId: 'resumeReplyEvents',
+    summary: "Resume a reply's event stream",
+    description:
+      'The events of a reply after `Last-Event-ID` (header, or the `lastEventId` query for clients that ' +
+      'cannot set headers): live while the reply runs, else from storage. 204 when the stream was already ' +
+      'seen to its end. `replyId` comes from the `websocket` mode answer or the `user_message` event.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: { replyId: uuidSchema },
+    query: z.object({ lastEventId: z.string().optional() }),
+    headers: lastEventIdHeader('Without it, the stream starts at the beginning.'),
+    responses: {
+      200: { description: 'Server-sent events, as in the `stream` mode.', eventStream: true },
+      204: { description: 'The stream already ended at `Last-Event-ID`.' },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/tee/status',
+    operationId: 'getTeeStatus',
+    summary: 'TEE status',
+    description: NOT_ENVELOPED,
+    tag: 'tee',
+    auth: ['apiKey'],
+    responses: {
+      200: { description: 'The TEE status (outside the envelope).', json: teeStatusResponseSchema },
+    },
+    errors: ['UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/tee/agents',
+    operationId: 'listTeeAgents',
+    summary: 'Agents registered in the TEE, with attestations',
+    description:
+      "Each agent's attestation binds its record; the list's attestation binds the whole list and `nonce`. " +
+      NOT_ENVELOPED,
+    tag: 'tee',
+    auth: ['apiKey'],
+    query: z.object({ nonce: z.string().max(MAX_NONCE_LENGTH).optional() }),
+    responses: {
+      200: {
+        description: 'The attested agents (outside the envelope).',
+        json: teeAgentsResponseSchema,
+      },
+    },
+    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: OPENAPI_PATH,
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    description:
+      'OpenAPI 3.1, with the loaded plugin routes. Open without a token: it describes no data.',
+    tag: 'documents',
+    auth: [],
+    responses: {
+      200: { description: 'The OpenAPI document.', json: z.record(z.string(), z.unknown()) },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: ASYNCAPI_PATH,
+    operationId: 'getAsyncApiDocument',
+    summary: 'The AsyncAPI document of the event socket',
+    description: 'AsyncAPI 3. Open without a token.',
+    tag: 'documents',
+    auth: [],
+    responses: {
+      200: { description: 'The AsyncAPI document.', json: z.record(z.string(), z.unknown()) },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: DOCS_PATH,
+    operationId: 'getInteractiveDocs',
+    summary: 'Interactive docs (Swagger UI) of this document',
+    description: 'An HTML page; its script and style are served beneath it, from this server only.',
+    tag: 'documents',
+    auth: [],
+    responses: { 200: { description: 'The page.', text: 'text/html' } },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks',
+    operationId: 'createWebhookSubscription',
+    summary: 'Subscribe a URL to events',
+    description:
+      'The answer is the only one that carries the signing `secret`. The URL must resolve to a public ' +
+      'address unless the server allows private targets; 409 when the server keeps its most subscriptions.',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    body: webhookSubscriptionRequestSchema,
+    responses: {
+      201: {
+        description: 'The subscription, with its secret.',
+        json: apiSuccessSchema(webhookSubscriptionSchema),
+      },
+    },
+    errors: ['BAD_REQUEST', 'CONFLICT', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks',
+    operationId: 'listWebhookSubscriptions',
+    summary: 'The webhook subscriptions',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    responses: {
+      200: {
+        description: 'Every subscription, without secrets.',
+        json: apiSuccessSchema(z.array(webhookSubscriptionSchema)),
+      },
+    },
+    errors: ['UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/:id',
+    operationId: 'getWebhookSubscription',
+    summary: 'One webhook subscription',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    responses: {
+      200: { description: 'The subscription.', json: apiSuccessSchema(webhookSubscriptionSchema) },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'delete',
+    path: '/api/webhooks/:id',
+    operationId: 'deleteWebhookSubscription',
+    summary: 'Delete a webhook subscription',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    responses: {
+      200: {
+        description: 'Deleted.',
+        json: apiSuccessSchema(z.object({ id: z.string(), deleted: z.literal(true) })),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/:id/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: "A subscription's latest deliveries, with their attempts",
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema },
+    query: webhookDeliveriesQuerySchema,
+    responses: {
+      200: {
+        description: 'Deliveries, newest first.',
+        json: apiSuccessSchema(z.array(z.looseObject({ id: z.string(), status: z.string() }))),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks/:id/deliveries/:deliveryId/retry',
+    operationId: 'retryWebhookDelivery',
+    summary: 'Deliver a failed delivery again',
+    description: 'Takes no body. 409 when the delivery was delivered already.',
+    tag: 'webhooks',
+    auth: ['apiKey'],
+    pathParams: { id: uuidSchema, deliveryId: uuidSchema },
+    responses: {
+      202: {
+        description: 'Queued again.',
+        json: apiSuccessSchema(z.object({ id: z.string(), status: z.literal('pending') })),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'],
+  },
+];
