@@ -71,6 +71,26 @@ const opened = (kind: 'issue' | 'pull_request', number: number, title: string, l
   sender: { login },
 });
 
+/** The push delivery as the route handler receives it, signed, with `deliveryId` as x-github-delivery if given. */
+function signedPush(deliveryId?: string): RouteRequest {
+  const body = JSON.stringify(push);
+  const headers: Record<string, string> = {
+    'x-github-event': 'push',
+    'x-hub-signature-256': sign(body),
+    'content-type': 'application/json',
+  };
+  if (deliveryId) headers['x-github-delivery'] = deliveryId;
+  return {
+    method: 'POST',
+    path: '/github/webhook',
+    headers,
+    body: push,
+    rawBody: new TextEncoder().encode(body),
+    params: {},
+    query: {},
+  };
+}
+
 describe('POST /github/webhook, verified deliveries', () => {
   it.each([
     [
@@ -178,7 +198,6 @@ describe('POST /github/webhook, failures', () => {
   });
 
   it('answers 500 without internal detail when posting the message fails', async () => {
-    const body = JSON.stringify(push);
     const logged: unknown[] = [];
     const runtime = {
       agentId: '00000000-0000-4000-8000-000000000009',
@@ -188,21 +207,7 @@ describe('POST /github/webhook, failures', () => {
       sendMessage: () => Promise.reject(new Error('database is on fire at 10.0.0.3')),
     } as unknown as AgentRuntime;
     const { response, written } = recordResponse();
-    const request = {
-      method: 'POST',
-      path: '/github/webhook',
-      headers: {
-        'x-github-event': 'push',
-        'x-hub-signature-256': sign(body),
-        'content-type': 'application/json',
-      },
-      body: push,
-      rawBody: new TextEncoder().encode(body),
-      params: {},
-      query: {},
-    } satisfies RouteRequest;
-
-    await githubWebhookRoute.handler!(request, response, runtime);
+    await githubWebhookRoute.handler!(signedPush(), response, runtime);
 
     expect(written).toEqual({
       headers: {},
@@ -236,24 +241,8 @@ describe('POST /github/webhook, replayed deliveries', () => {
   }
 
   async function replay(runtime: AgentRuntime, deliveryId: string | undefined) {
-    const body = JSON.stringify(push);
     const { response, written } = recordResponse();
-    const headers: Record<string, string> = {
-      'x-github-event': 'push',
-      'x-hub-signature-256': sign(body),
-      'content-type': 'application/json',
-    };
-    if (deliveryId) headers['x-github-delivery'] = deliveryId;
-    const request = {
-      method: 'POST',
-      path: '/github/webhook',
-      headers,
-      body: push,
-      rawBody: new TextEncoder().encode(body),
-      params: {},
-      query: {},
-    } satisfies RouteRequest;
-    await githubWebhookRoute.handler!(request, response, runtime);
+    await githubWebhookRoute.handler!(signedPush(deliveryId), response, runtime);
     return written;
   }
 
