@@ -54,10 +54,10 @@ const schedulePlugin = definePlugin({
   ],
 });
 
-// The guards come from the settings alone (TRUST_PROXY, ALLOWED_HOSTS, RATE_LIMIT_*…), as an operator sets them.
-const { trustProxy, allowedHosts, allowedOrigins, rateLimit, connections } = toServerOptions(
-  await loadConfig({ env: process.env }),
-);
+// The guards and webhooks come from the settings alone (TRUST_PROXY, ALLOWED_HOSTS, RATE_LIMIT_*, WEBHOOK_*…), as
+// an operator sets them.
+const { trustProxy, allowedHosts, allowedOrigins, rateLimit, connections, webhooks } =
+  toServerOptions(await loadConfig({ env: process.env }));
 
 const server = createServer({
   trustProxy,
@@ -65,6 +65,7 @@ const server = createServer({
   allowedOrigins,
   rateLimit,
   connections,
+  webhooks,
   port: 0,
   env: {},
   logger: createLogger('warn', process.stderr),

@@ -63,6 +63,34 @@ const push = {
   commits: [{ message: 'Fix it' }, { message: 'Test it' }, { message: 'Ship it' }],
 };
 
+/** The payload GitHub sends when `login` opens an issue or a pull request in octo/repo. */
+const opened = (kind: 'issue' | 'pull_request', number: number, title: string, login: string) => ({
+  action: 'opened',
+  [kind]: { number, title },
+  repository: { full_name: 'octo/repo' },
+  sender: { login },
+});
+
+/** The push delivery as the route handler receives it, signed, with `deliveryId` as x-github-delivery if given. */
+function signedPush(deliveryId?: string): RouteRequest {
+  const body = JSON.stringify(push);
+  const headers: Record<string, string> = {
+    'x-github-event': 'push',
+    'x-hub-signature-256': sign(body),
+    'content-type': 'application/json',
+  };
+  if (deliveryId) headers['x-github-delivery'] = deliveryId;
+  return {
+    method: 'POST',
+    path: '/github/webhook',
+    headers,
+    body: push,
+    rawBody: new TextEncoder().encode(body),
+    params: {},
+    query: {},
+  };
+}
+
 describe('POST /github/webhook, verified deliveries', () => {
   it.each([
     [
@@ -71,24 +99,10 @@ describe('POST /github/webhook, verified deliveries', () => {
       'GitHub webhook connected for octo/repo: "Approachable is better than simple."',
     ],
     ['push', push, 'alice pushed 3 commits to main in octo/repo: Fix it; Test it; Ship it'],
-    [
-      'issues',
-      {
-        action: 'opened',
-        issue: { number: 3, title: 'Bug' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'bob' },
-      },
-      'bob opened issue #3 in octo/repo: Bug',
-    ],
+    ['issues', opened('issue', 3, 'Bug', 'bob'), 'bob opened issue #3 in octo/repo: Bug'],
     [
       'pull_request',
-      {
-        action: 'opened',
-        pull_request: { number: 9, title: 'Feature' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'carol' },
-      },
+      opened('pull_request', 9, 'Feature', 'carol'),
       'carol opened pull request #9 in octo/repo: Feature',
     ],
   ])('posts a %s event into NOTIFICATION_CHANNEL_ID as the agent', async (event, payload, text) => {
@@ -175,12 +189,7 @@ describe('POST /github/webhook, failures', () => {
   it('posts an issue whose title holds NUL or a lone surrogate, without them', async () => {
     const response = await deliver(
       'issues',
-      {
-        action: 'opened',
-        issue: { number: 4, title: 'Bad\u0000title \ud800here' },
-        repository: { full_name: 'octo/repo' },
-        sender: { login: 'bob' },
-      },
+      opened('issue', 4, 'Bad\u0000title \ud800here', 'bob'),
       { deliveryId: randomUUID() },
     );
     expect(response.status).toBe(200);
@@ -189,7 +198,6 @@ describe('POST /github/webhook, failures', () => {
   });
 
   it('answers 500 without internal detail when posting the message fails', async () => {
-    const body = JSON.stringify(push);
     const logged: unknown[] = [];
     const runtime = {
       agentId: '00000000-0000-4000-8000-000000000009',
@@ -199,21 +207,7 @@ describe('POST /github/webhook, failures', () => {
       sendMessage: () => Promise.reject(new Error('database is on fire at 10.0.0.3')),
     } as unknown as AgentRuntime;
     const { response, written } = recordResponse();
-    const request = {
-      method: 'POST',
-      path: '/github/webhook',
-      headers: {
-        'x-github-event': 'push',
-        'x-hub-signature-256': sign(body),
-        'content-type': 'application/json',
-      },
-      body: push,
-      rawBody: new TextEncoder().encode(body),
-      params: {},
-      query: {},
-    } satisfies RouteRequest;
-
-    await githubWebhookRoute.handler!(request, response, runtime);
+    await githubWebhookRoute.handler!(signedPush(), response, runtime);
 
     expect(written).toEqual({
       headers: {},
@@ -247,24 +241,8 @@ describe('POST /github/webhook, replayed deliveries', () => {
   }
 
   async function replay(runtime: AgentRuntime, deliveryId: string | undefined) {
-    const body = JSON.stringify(push);
     const { response, written } = recordResponse();
-    const headers: Record<string, string> = {
-      'x-github-event': 'push',
-      'x-hub-signature-256': sign(body),
-      'content-type': 'application/json',
-    };
-    if (deliveryId) headers['x-github-delivery'] = deliveryId;
-    const request = {
-      method: 'POST',
-      path: '/github/webhook',
-      headers,
-      body: push,
-      rawBody: new TextEncoder().encode(body),
-      params: {},
-      query: {},
-    } satisfies RouteRequest;
-    await githubWebhookRoute.handler!(request, response, runtime);
+    await githubWebhookRoute.handler!(signedPush(deliveryId), response, runtime);
     return written;
   }
 

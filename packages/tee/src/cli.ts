@@ -8,6 +8,7 @@ import { parseDcapQvlCollateral } from './collateral/parse-collateral';
 import type { TdxCollateral } from './collateral/collateral';
 import { TCB_STATUSES, type TcbStatus } from './collateral/tcb-evaluation';
 import type { VerifyQuoteOptions } from './quote/quote-verification';
+import { TD_MEASUREMENT_FIELDS } from './quote/tdx-quote-layout';
 import { verifyQuote } from './quote/verify-quote';
 
 const USAGE = `Usage: parley-tee verify <quote-file> [options]
@@ -144,15 +145,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   if (result.ppid) io.out(`ppid: ${result.ppid}`);
   for (const field of [
-    'mrTd',
-    'rtmr0',
-    'rtmr1',
-    'rtmr2',
-    'rtmr3',
-    'mrConfigId',
-    'mrOwner',
-    'mrOwnerConfig',
-    'mrSeam',
+    ...TD_MEASUREMENT_FIELDS,
     'tdAttributes',
     'xfam',
     'teeTcbSvn',

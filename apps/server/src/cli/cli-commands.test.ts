@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { outputOf, spawnParley } from '../test/parley-child';
 
 let cwd: string;
 beforeAll(async () => {
@@ -15,18 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(cwd, { recursive: true, force: true }));
 
-async function run(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', PLUGINS: 'none', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+function run(args: string[], env: Record<string, string> = {}) {
+  return outputOf(spawnParley(cwd, args, { PLUGINS: 'none', ...env }));
 }
 
 /** A port some other process holds, for as long as the test runs. */

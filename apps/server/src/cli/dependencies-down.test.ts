@@ -1,13 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outputOf, spawnParley } from '../test/parley-child';
 
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let cwd: string;
@@ -22,26 +20,16 @@ afterAll(() => {
 });
 
 /** Runs the CLI to its end (the test's timeout is the bound: each run must end by itself). */
-async function run(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PLUGINS: 'none',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: join(cwd, `data-${Math.random().toString(36).slice(2)}`),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function run(args: string[], env: Record<string, string>) {
+  const child = spawnParley(cwd, args, {
+    PLUGINS: 'none',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: join(cwd, `data-${Math.random().toString(36).slice(2)}`),
+    ...env,
   });
   children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+  return outputOf(child);
 }
 
 /** A loopback port that refuses connections (nothing listens there). */
@@ -168,17 +156,12 @@ describe('parley doctor with dependencies down or in use', () => {
   it('runs its read-only checks beside a running server on the same DATA_DIR and PORT', async () => {
     const dataDir = join(cwd, 'shared-data');
     const port = String(await refusingPort());
-    const server = spawn(process.execPath, [CLI], {
+    const server = spawnParley(
       cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PLUGINS: 'none',
-        LOG_FORMAT: 'json',
-        PORT: port,
-        DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+      [],
+      { PLUGINS: 'none', LOG_FORMAT: 'json', PORT: port, DATA_DIR: dataDir },
+      'ignore',
+    );
     children.push(server);
     const exited = new Promise((resolve) => server.once('exit', resolve));
     try {

@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { outputOf, spawnParley } from '../test/parley-child';
 
 let cwd: string;
 beforeAll(async () => {
@@ -17,21 +13,11 @@ beforeAll(async () => {
 afterAll(() => rm(cwd, { recursive: true, force: true }));
 
 function start(args: string[], env: Record<string, string>) {
-  return spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: '', LOG_FORMAT: 'pretty', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnParley(cwd, args, { LOG_LEVEL: '', LOG_FORMAT: 'pretty', ...env });
 }
 
-async function run(args: string[], env: Record<string, string> = {}) {
-  const child = start(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+function run(args: string[], env: Record<string, string> = {}) {
+  return outputOf(start(args, env));
 }
 
 const exampleSettings = {

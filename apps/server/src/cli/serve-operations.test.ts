@@ -1,13 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { spawnParley, untilListening } from '../test/parley-child';
 
 let cwd: string;
 beforeAll(async () => {
@@ -17,30 +12,14 @@ afterAll(() => rm(cwd, { recursive: true, force: true }));
 
 /** Starts `parley` with JSON logs and resolves once it listens, with its URL and the lines read so far. */
 async function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      PLUGINS: 'none',
-      LOG_FORMAT: 'json',
-      DATA_DIR: join(cwd, `data-${Math.random().toString(36).slice(2)}`),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnParley(cwd, [], {
+    PORT: '0',
+    PLUGINS: 'none',
+    LOG_FORMAT: 'json',
+    DATA_DIR: join(cwd, `data-${Math.random().toString(36).slice(2)}`),
+    ...env,
   });
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  const lines: Record<string, unknown>[] = [];
-  const reader = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    reader.on('line', (line) => {
-      const record = JSON.parse(line) as Record<string, unknown>;
-      lines.push(record);
-      if (typeof record.chat === 'string') resolve(record.url as string);
-    });
-    void exited.then(() => reject(new Error('the server exited before listening')));
-  });
-  return { child, exited, lines, url, reader };
+  return { child, ...(await untilListening(child)) };
 }
 
 describe('a running server', () => {

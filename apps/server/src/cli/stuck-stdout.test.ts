@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { spawnParley } from '../test/parley-child';
 
 let cwd: string;
 beforeAll(async () => {
@@ -21,10 +17,10 @@ afterAll(() => rm(cwd, { recursive: true, force: true }));
  */
 describe.each(['json', 'pretty'])('with stdout a pipe nobody reads (%s logs)', (format) => {
   it('serves, and exits after SIGTERM', async () => {
-    const child = spawn(process.execPath, [CLI], {
+    const child = spawnParley(
       cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
+      [],
+      {
         PORT: '0',
         PLUGINS: 'none',
         LOG_FORMAT: format,
@@ -32,8 +28,8 @@ describe.each(['json', 'pretty'])('with stdout a pipe nobody reads (%s logs)', (
         REQUEST_LOG_LEVEL: 'info',
         DATA_DIR: join(cwd, `data-${format}`),
       },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+      'ignore',
+    );
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       // Read until the address shows, then never again: the pipe fills up.

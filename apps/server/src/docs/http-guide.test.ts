@@ -1,30 +1,28 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnParley, untilListening, type ParleyChild } from '../test/parley-child';
 
-/** The built CLI: turbo builds the app before its tests (apps/server/turbo.json). */
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const GUIDE = fileURLToPath(new URL('../../../../docs/http-guide.md', import.meta.url));
 const DOCUMENTED_BASE = 'http://127.0.0.1:3000';
 const run = promisify(execFile);
 
 let cwd: string;
 let url: string;
-let child: ReturnType<typeof spawn>;
+let child: ParleyChild;
 let exited: Promise<number | null>;
 
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'parley-http-guide-'));
   // The settings the guide says it was written against.
-  child = spawn(process.execPath, [CLI], {
+  child = spawnParley(
     cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
+    [],
+    {
       PORT: '0',
       LOG_FORMAT: 'json',
       DATA_DIR: join(cwd, 'data'),
@@ -33,17 +31,9 @@ beforeAll(async () => {
       NOTIFICATION_CHANNEL_ID: '0c4d9a8e-3b2f-4e1a-9c7d-112233445566',
       WEBHOOK_PRIVATE_TARGETS: '127.0.0.1',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  exited = new Promise((resolve) => child.once('close', resolve));
-  const lines = createInterface({ input: child.stdout! });
-  url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const record = JSON.parse(line) as { chat?: string; url?: string };
-      if (record.chat && record.url) resolve(record.url);
-    });
-    void exited.then(() => reject(new Error('the server exited before listening')));
-  });
+    'inherit',
+  );
+  ({ exited, url } = await untilListening(child));
 }, 120_000);
 
 afterAll(async () => {

@@ -39,35 +39,18 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Runs one SQL command against the test server's maintenance database. */
+const psql = (command: string) =>
+  run('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', '-c', command]);
+
 let cwd: string;
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'parley-readme-operator-'));
-  if (havePostgres)
-    await run('psql', [
-      '-h',
-      '127.0.0.1',
-      '-U',
-      'postgres',
-      '-d',
-      'test',
-      '-c',
-      `create database ${database}`,
-    ]);
+  if (havePostgres) await psql(`create database ${database}`);
 });
 afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
-  if (havePostgres) {
-    await run('psql', [
-      '-h',
-      '127.0.0.1',
-      '-U',
-      'postgres',
-      '-d',
-      'test',
-      '-c',
-      `drop database if exists ${database}`,
-    ]);
-  }
+  if (havePostgres) await psql(`drop database if exists ${database}`);
 });
 
 describe.skipIf(!havePostgres)('README: for operators', () => {

@@ -1,11 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnParley, untilListening } from '../test/parley-child';
 import { resolvePluginSpecifier } from './resolve-plugin-specifier';
 
 /**
@@ -16,7 +16,6 @@ import { resolvePluginSpecifier } from './resolve-plugin-specifier';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CREATE = join(ROOT, 'packages/create-parley-plugin/bin/create.mjs');
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const PACKAGES = ['core', 'client', 'plugin-sdk', 'tee', 'server'];
 const NPM = ['--no-audit', '--no-fund', '--prefer-offline'];
 // Packing five packages and three npm installs, on a busy machine.
@@ -33,30 +32,13 @@ const npm = (args: string[], cwd: string) =>
 
 /** Starts the built `parley` in `cwd` and resolves with its URL once it listens. */
 async function startParley(cwd: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      LOG_FORMAT: 'json',
-      DATA_DIR: join(cwd, 'data'),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnParley(cwd, [], {
+    PORT: '0',
+    LOG_FORMAT: 'json',
+    DATA_DIR: join(cwd, 'data'),
+    ...env,
   });
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines: Record<string, unknown>[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const record = JSON.parse(line) as Record<string, unknown>;
-      lines.push(record);
-      if (typeof record.chat === 'string') resolve(record.url as string);
-    });
-    void exited.then(() => reject(new Error(`parley exited before listening: ${stderr}`)));
-  });
-  return { child, exited, lines, url };
+  return { child, ...(await untilListening(child)) };
 }
 
 describe('a plugin made with create-parley-plugin, outside the repository', () => {

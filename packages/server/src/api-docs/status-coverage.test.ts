@@ -11,7 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ParleyError, uuidSchema } from '@parley/core';
-import type { Plugin, Route } from '@parley/plugin-sdk';
+import type { Plugin } from '@parley/plugin-sdk';
+import { fixturePlugin } from './fixture-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   copyPGliteTemplate,
@@ -40,21 +41,6 @@ const TOKEN = 'status-coverage-token';
 /** Hundreds of requests per test: a busy machine must not fail them on time alone. */
 const LONG = { timeout: 180_000 };
 const BODY_LIMIT = 2048;
-
-const ok: Route['handler'] = (_req, res) => res.json({ success: true });
-
-function fixturePlugin(staticFolder: string): Plugin {
-  return {
-    name: 'status-fixture',
-    routes: [
-      { type: 'POST', path: '/fixture/hooks/:hookId', name: 'fixture-hook', handler: ok },
-      { type: 'GET', path: '/fixture/open', public: true, handler: ok },
-      { type: 'POST', path: '/fixture/upload', isMultipart: true, handler: ok },
-      { type: 'DELETE', path: '/fixture/things/:id', handler: ok },
-      { type: 'STATIC', path: '/fixture/static', filePath: staticFolder },
-    ],
-  };
-}
 
 interface Parameter {
   name: string;
@@ -428,7 +414,7 @@ const all = new Ledger();
 beforeAll(async () => {
   staticFolder = await mkdtemp(join(tmpdir(), 'parley-status-'));
   await writeFile(join(staticFolder, 'index.html'), '<p>hi</p>');
-  plugin = fixturePlugin(staticFolder);
+  plugin = fixturePlugin('status-fixture', staticFolder);
 });
 
 afterAll(async () => {

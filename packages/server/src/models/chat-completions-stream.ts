@@ -4,6 +4,7 @@ import { ParleyError } from '@parley/core';
 import { APICallError, JSONParseError, TypeValidationError } from '@ai-sdk/provider';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ModelRequest } from './model-provider';
+import { replyDeadline } from './reply-deadline';
 import { toModelError } from './to-model-error';
 
 /** Where and how to call an OpenAI-compatible chat-completions endpoint. */
@@ -38,17 +39,7 @@ export async function* streamChatCompletion(
   request: ModelRequest,
   timeoutMs: number,
 ): AsyncGenerator<string, void, undefined> {
-  const { signal } = request;
-  signal?.throwIfAborted();
-  const stop = new AbortController();
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort(new DOMException(`No answer within ${timeoutMs} ms`, 'TimeoutError'));
-    }, timeoutMs);
-  };
+  const deadline = replyDeadline(request.signal, timeoutMs);
   const body = JSON.stringify({
     model: target.model,
     messages: request.messages.map(({ role, content }) => ({ role, content })),
@@ -56,12 +47,12 @@ export async function* streamChatCompletion(
   });
   const url = target.url.href;
   const requestBodyValues = { model: target.model, stream: true };
-  const abortSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  const abortSignal = deadline.signal;
   let finished = false;
   let clientRequest: http.ClientRequest | undefined;
   const hangUp = () => clientRequest?.destroy(abortSignal.reason as Error);
   abortSignal.addEventListener('abort', hangUp, { once: true });
-  arm();
+  deadline.arm();
   try {
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const send = target.url.protocol === 'https:' ? https.request : http.request;
@@ -129,7 +120,7 @@ export async function* streamChatCompletion(
           cause: error,
         });
       }
-      clearTimeout(timer);
+      deadline.pause();
       if (next.done) break;
       parser.feed(next.value);
       for (const data of events.splice(0)) {
@@ -141,28 +132,18 @@ export async function* streamChatCompletion(
         const delta = deltaOf(data);
         if (delta !== '') yield delta;
       }
-      arm();
+      deadline.arm();
     }
     finished = true;
   } catch (error) {
-    throw settle(error);
+    throw deadline.settle(error);
   } finally {
-    clearTimeout(timer);
+    deadline.pause();
     abortSignal.removeEventListener('abort', hangUp);
     // Hangs up when the consumer stopped early or the stream failed half-way; a finished one keeps its socket.
     if (!finished) clientRequest?.destroy();
   }
-  if (timedOut || signal?.aborted) throw settle(undefined);
-
-  function settle(error: unknown): unknown {
-    if (timedOut) {
-      return new ParleyError('TIMEOUT', `The model did not answer within ${timeoutMs} ms`, {
-        cause: error ?? stop.signal.reason,
-      });
-    }
-    if (signal?.aborted) return signal.reason;
-    return toModelError(error);
-  }
+  if (deadline.cutShort()) throw deadline.settle(undefined);
 }
 
 interface ChunkShape {

@@ -1,7 +1,7 @@
 import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ParleyError } from '@parley/core';
 import type { ModelRequest } from './model-provider';
-import { toModelError } from './to-model-error';
+import { replyDeadline } from './reply-deadline';
 
 /** The AI SDK language model an OpenAI-compatible provider creates. */
 export type ChatLanguageModel = ReturnType<ReturnType<typeof createOpenAICompatible>['chatModel']>;
@@ -32,53 +32,33 @@ export async function* streamModelReply(
   request: ModelRequest,
   timeoutMs: number,
 ): AsyncGenerator<string, void, undefined> {
-  const { signal } = request;
-  signal?.throwIfAborted();
-  const stop = new AbortController();
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort(new DOMException(`No answer within ${timeoutMs} ms`, 'TimeoutError'));
-    }, timeoutMs);
-  };
-  arm();
+  const deadline = replyDeadline(request.signal, timeoutMs);
+  deadline.arm();
   let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
   try {
     const { stream } = await model.doStream({
       prompt: toPrompt(request),
-      abortSignal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
+      abortSignal: deadline.signal,
     });
     reader = stream.getReader();
     for (;;) {
       const { done, value: part } = await reader.read();
-      clearTimeout(timer);
+      deadline.pause();
       if (done) break;
       if (part.type === 'error') throw part.error;
       if (part.type === 'finish' && part.finishReason.unified === 'error') {
         throw new ParleyError('MODEL_ERROR', 'The model service ended the answer with an error');
       }
       if (part.type === 'text-delta' && part.delta !== '') yield part.delta;
-      arm();
+      deadline.arm();
     }
   } catch (error) {
-    throw settle(error);
+    throw deadline.settle(error);
   } finally {
-    clearTimeout(timer);
+    deadline.pause();
     // Cancels the HTTP request when the consumer stops early or the stream failed half-way.
-    stop.abort();
+    deadline.cancel();
     reader?.releaseLock();
   }
-  if (timedOut || signal?.aborted) throw settle(undefined);
-
-  function settle(error: unknown): unknown {
-    if (timedOut) {
-      return new ParleyError('TIMEOUT', `The model did not answer within ${timeoutMs} ms`, {
-        cause: error ?? stop.signal.reason,
-      });
-    }
-    if (signal?.aborted) return signal.reason;
-    return toModelError(error);
-  }
+  if (deadline.cutShort()) throw deadline.settle(undefined);
 }

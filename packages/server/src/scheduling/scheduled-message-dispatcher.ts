@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { MessagingService } from '../messaging/messaging-service';
+import { PollLoop } from './poll-loop';
 import type { ScheduledMessageRecord, ScheduledMessageStore } from './scheduled-message-store';
 
 /** Options of the {@link ScheduledMessageDispatcher}. */
@@ -48,9 +49,7 @@ export class ScheduledMessageDispatcher {
     now: () => Date;
   };
   readonly #worker = randomUUID();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> = Promise.resolve();
-  #stopped = true;
+  readonly #loop: PollLoop;
 
   constructor(options: DispatcherOptions) {
     // `??` rather than a spread of defaults: an option passed as undefined must not erase its default.
@@ -61,6 +60,12 @@ export class ScheduledMessageDispatcher {
       maxAttempts: options.maxAttempts ?? 5,
       now: options.now ?? (() => new Date()),
     };
+    this.#loop = new PollLoop({
+      poll: () => this.dispatchDue(),
+      intervalMs: this.#options.pollIntervalMs,
+      onError: (error) =>
+        this.#options.logger.error({ err: error }, 'scheduled message poll failed'),
+    });
   }
 
   /** Validates and stores a message for `agent` to post at `sendAt`. */
@@ -92,15 +97,12 @@ export class ScheduledMessageDispatcher {
 
   /** Starts polling for due messages. */
   start(): void {
-    this.#stopped = false;
-    this.#arm(0);
+    this.#loop.start();
   }
 
   /** Stops polling and waits for a dispatch in progress. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** Posts every message due now; resolves with how many were posted. */
@@ -110,18 +112,6 @@ export class ScheduledMessageDispatcher {
     let posted = 0;
     for (const record of due) if (await this.#dispatch(record)) posted += 1;
     return posted;
-  }
-
-  #arm(delay: number) {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.dispatchDue()
-        .catch((error: unknown) => {
-          this.#options.logger.error({ err: error }, 'scheduled message poll failed');
-        })
-        .finally(() => this.#arm(this.#options.pollIntervalMs));
-    }, delay);
-    this.#timer.unref();
   }
 
   async #dispatch(record: ScheduledMessageRecord): Promise<boolean> {

@@ -245,19 +245,16 @@ export class MessageStore {
     for (const message of batch) {
       if (!this.#knownChannels.has(message.channelId)) newChannels.set(message.channelId, message);
     }
-    const messages = batch.map((message) => ({
-      id: message.id,
-      channel_id: message.channelId,
-      server_id: message.serverId,
-      author_id: message.authorId,
-      author_name: message.authorName,
-      content: message.content,
-      source_type: message.sourceType,
-      raw_message: message.rawMessage ? JSON.stringify(message.rawMessage) : null,
-      metadata: JSON.stringify(message.metadata),
-      in_reply_to: message.inReplyTo ?? null,
-      created_at: message.createdAt,
-    }));
+    // The stored shape, with the JSON columns as text and the time as a Date for the driver.
+    const messages = batch.map((message) => {
+      const stored = toStored(message);
+      return {
+        ...stored,
+        raw_message: stored.raw_message === null ? null : JSON.stringify(stored.raw_message),
+        metadata: JSON.stringify(stored.metadata),
+        created_at: message.createdAt,
+      };
+    });
     if (newChannels.size === 0) {
       await this.#db.insertInto('messages').values(messages).execute();
     } else {

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
-import { createWebhookTables } from '../webhooks/webhook-migration';
+import { createWebhookTables } from './webhook-migration';
 
 /**
  * Every migration, in order. One set for the embedded PGlite database and for PostgreSQL: both are PostgreSQL.

@@ -1,4 +1,4 @@
-import type { WebhookTables } from '../webhooks/webhook-tables';
+import type { WebhookTables } from './webhook-tables';
 import type { ColumnType, Generated } from 'kysely';
 
 /** `channels`: one row per channel (room), created on first use. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
+import { PollLoop } from '../scheduling/poll-loop';
 import type { SendResult, WebhookSender } from './send-webhook';
 import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from './webhook-store';
 
@@ -46,26 +47,38 @@ export class WebhookDispatcher {
   readonly #all: LimitFunction;
   readonly #perSubscription = new Map<string, LimitFunction>();
   readonly #inFlight = new Set<Promise<void>>();
-  #timer: NodeJS.Timeout | undefined;
-  #polling: Promise<void> = Promise.resolve();
-  #stopped = true;
+  readonly #loop: PollLoop;
   #failing = false;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = { ...options, random: options.random ?? Math.random };
     this.#all = pLimit(this.#options.maxInFlight);
+    this.#loop = new PollLoop({
+      poll: () => this.poll(),
+      intervalMs: this.#options.pollMs,
+      onSuccess: () => {
+        if (this.#failing) this.#options.logger.info('webhook deliveries resumed');
+        this.#failing = false;
+      },
+      onError: (error) => {
+        if (!this.#failing) {
+          this.#options.logger.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'webhook poll failed; retrying',
+          );
+        }
+        this.#failing = true;
+      },
+    });
   }
 
   start(): void {
-    this.#stopped = false;
-    this.#arm(0);
+    this.#loop.start();
   }
 
   /** Stops claiming and waits for the attempts under way (each ends by its deadline). */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#polling;
+    await this.#loop.stop();
     await Promise.allSettled([...this.#inFlight]);
   }
 
@@ -102,28 +115,6 @@ export class WebhookDispatcher {
     while ((await this.poll()) > 0 || this.#inFlight.size > 0) {
       await Promise.allSettled([...this.#inFlight]);
     }
-  }
-
-  #arm(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#polling = this.poll()
-        .then(() => {
-          if (this.#failing) this.#options.logger.info('webhook deliveries resumed');
-          this.#failing = false;
-        })
-        .catch((error: unknown) => {
-          if (!this.#failing) {
-            this.#options.logger.warn(
-              { error: error instanceof Error ? error.message : String(error) },
-              'webhook poll failed; retrying',
-            );
-          }
-          this.#failing = true;
-        })
-        .finally(() => this.#arm(this.#options.pollMs));
-    }, delayMs);
-    this.#timer.unref();
   }
 
   #limitFor(subscriptionId: string): <T>(task: () => Promise<T>) => Promise<T> {

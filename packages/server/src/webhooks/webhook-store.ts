@@ -56,7 +56,7 @@ const iso = (value: Date | string) => new Date(value).toISOString();
 
 /**
  * Subscriptions, deliveries and attempts. Deliveries of stored messages are written by a database trigger in
- * the message's own transaction (see `webhook-migration.ts`); a failed reply, which stores nothing, is written
+ * the message's own transaction (see `storage/webhook-migration.ts`); a failed reply, which stores nothing, is written
  * here. A due delivery is claimed by one process at a time with a lease (`FOR UPDATE SKIP LOCKED`), so the
  * processes of a cluster never send one delivery at once, and a process that dies mid-send releases it when
  * the lease runs out.

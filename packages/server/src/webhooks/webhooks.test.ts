@@ -61,6 +61,15 @@ async function startReceiver(
   return receiver;
 }
 
+/** The event a received request carries, verified by the standardwebhooks library with `secret`. */
+function verified<T>(secret: string, request: Receiver['received'][number]): T {
+  return new Webhook(secret).verify(request.body, {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(request.headers['webhook-signature']),
+  }) as T;
+}
+
 const WEBHOOKS: ServerOptions['webhooks'] = {
   retryDelaysMs: [30, 30, 30],
   privateTargets: ['127.0.0.1'],
@@ -131,21 +140,15 @@ describe.each(await databaseKinds())('outbound webhooks on $name', ({ create, sk
         () => receiver.received.filter((request) => request.status === 200),
         (requests) => requests.length >= 5,
       );
-      const verifier = new Webhook(secret);
-      const events = delivered.map(
-        (request) =>
-          verifier.verify(request.body, {
-            'webhook-id': String(request.headers['webhook-id']),
-            'webhook-timestamp': String(request.headers['webhook-timestamp']),
-            'webhook-signature': String(request.headers['webhook-signature']),
-          }) as {
-            type: string;
-            data: {
-              channelId: string;
-              reply: { in_reply_to: string; content: string };
-              message: { content: string };
-            };
-          },
+      const events = delivered.map((request) =>
+        verified<{
+          type: string;
+          data: {
+            channelId: string;
+            reply: { in_reply_to: string; content: string };
+            message: { content: string };
+          };
+        }>(secret, request),
       );
       expect(events.every((event) => event.type === 'reply.completed')).toBe(true);
       expect(events.map((event) => event.data.reply.in_reply_to).sort()).toEqual(messageIds);
@@ -271,11 +274,7 @@ describe('outbound webhooks: subscriptions', () => {
       () => receiver.received,
       (requests) => requests.length >= 1,
     );
-    const event = new Webhook(secret).verify(request!.body, {
-      'webhook-id': String(request!.headers['webhook-id']),
-      'webhook-timestamp': String(request!.headers['webhook-timestamp']),
-      'webhook-signature': String(request!.headers['webhook-signature']),
-    }) as { type: string; data: Record<string, unknown> };
+    const event = verified<{ type: string; data: Record<string, unknown> }>(secret, request!);
     expect(event.type).toBe('reply.failed');
     const [stored] = (await api.call('GET', `/api/messaging/channels/${channelId}/messages`)).body
       .data as {
@@ -463,17 +462,7 @@ describe('outbound webhooks across processes', async () => {
       expect(ok).toHaveLength(36);
       expect(new Set(ok.map((request) => request.id)).size).toBe(36);
       expect(receiver.received).toHaveLength(72);
-      const verifier = new Webhook(secret);
-      const types = delivered.map(
-        (request) =>
-          (
-            verifier.verify(request.body, {
-              'webhook-id': String(request.headers['webhook-id']),
-              'webhook-timestamp': String(request.headers['webhook-timestamp']),
-              'webhook-signature': String(request.headers['webhook-signature']),
-            }) as { type: string }
-          ).type,
-      );
+      const types = delivered.map((request) => verified<{ type: string }>(secret, request).type);
       expect(types.filter((type) => type === 'reply.completed')).toHaveLength(12);
       expect(types.filter((type) => type === 'message.created')).toHaveLength(24);
     },

@@ -5,16 +5,12 @@ import { buildTestQuote } from '../test-fixtures/build-test-quote';
 import { COLLATERAL_TIMES, REAL_QUOTES, sprE4Collateral } from '../test-fixtures/real-quotes';
 import { buildTestCollateral, TEST_COLLATERAL_TIME } from '../test-fixtures/test-collateral';
 import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
+import { TEST_PLATFORM } from '../test-fixtures/use-test-pki';
 
 // Collateral must be judged by the PKI the quote's own PCK chain ends at. These tests build collateral under
 // another trusted root (a private PKI passed as an extra root, as a simulator root would be) and show it cannot
 // judge a quote of another root, even when its TCB signer carries Intel's name.
-const platform = {
-  fmspc: '00906ed50000',
-  pceId: '0000',
-  components: Array(16).fill(2) as number[],
-  pceSvn: 11,
-};
+const platform = TEST_PLATFORM;
 let a: TestPki;
 let b: TestPki;
 let misnamed: TestPki;

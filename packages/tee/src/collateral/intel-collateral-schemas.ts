@@ -11,6 +11,16 @@ const status = z.enum(
 const component = z.looseObject({ svn: z.number().int().min(0).max(255) });
 const advisories = z.array(z.string()).optional();
 
+/** TCB levels keyed by one ISV SVN: a TDX module identity's, and the QE identity's. */
+const isvSvnTcbLevels = z.array(
+  z.looseObject({
+    tcb: z.looseObject({ isvsvn: z.number() }),
+    tcbDate: z.string(),
+    tcbStatus: status,
+    advisoryIDs: advisories,
+  }),
+);
+
 const moduleIdentity = z.looseObject({
   mrsigner: hex,
   attributes: hex,
@@ -31,14 +41,7 @@ export const tdxTcbInfoSchema = z.looseObject({
     .array(
       moduleIdentity.extend({
         id: z.string(),
-        tcbLevels: z.array(
-          z.looseObject({
-            tcb: z.looseObject({ isvsvn: z.number() }),
-            tcbDate: z.string(),
-            tcbStatus: status,
-            advisoryIDs: advisories,
-          }),
-        ),
+        tcbLevels: isvSvnTcbLevels,
       }),
     )
     .optional(),
@@ -72,14 +75,7 @@ export const qeIdentitySchema = z.looseObject({
   attributesMask: hex,
   mrsigner: hex,
   isvprodid: z.number(),
-  tcbLevels: z.array(
-    z.looseObject({
-      tcb: z.looseObject({ isvsvn: z.number() }),
-      tcbDate: z.string(),
-      tcbStatus: status,
-      advisoryIDs: advisories,
-    }),
-  ),
+  tcbLevels: isvSvnTcbLevels,
 });
 
 /** @see qeIdentitySchema */

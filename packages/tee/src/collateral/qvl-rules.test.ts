@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../quote/verify-quote';
 import { buildTestQuote, type TestQuoteInput } from '../test-fixtures/build-test-quote';
 import {
@@ -6,18 +6,10 @@ import {
   TEST_COLLATERAL_TIME,
   type TestCollateralInput,
 } from '../test-fixtures/test-collateral';
-import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
+import { useTestPki } from '../test-fixtures/use-test-pki';
 
 // Intel QVL's rules where Parley used to differ: the TD 1.5 relaunch check, TCB level order, advisories.
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki({
-    fmspc: '00906ed50000',
-    pceId: '0000',
-    components: Array(16).fill(2) as number[],
-    pceSvn: 11,
-  });
-});
+const pki = useTestPki();
 
 async function verify(collateral: TestCollateralInput, quote: Partial<TestQuoteInput> = {}) {
   const bytes = buildTestQuote({ pckKey: pki.pckKey, chain: [pki.pckPem, pki.caPem], ...quote });

@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseTdxQuote } from '../quote/parse-tdx-quote';
 import { verifyQuote } from '../quote/verify-quote';
 import { buildTestQuote } from '../test-fixtures/build-test-quote';
 import { DSTACK } from '../test-fixtures/dstack-fixtures';
-import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
+import { useTestPki } from '../test-fixtures/use-test-pki';
 import { readDstackAppInfo } from './dstack-app-info';
 import { dstackEventDigest, dstackEventPreimage, replayEventLog } from './replay-event-log';
 import { DSTACK_RUNTIME_EVENT_TYPE, type TeeEvent } from './tee-event';
@@ -101,15 +101,7 @@ describe("dstack's V2 runtime event digests", () => {
     expect(dstackEventDigest('test', '010203', 2)).not.toBe(dstackEventDigest('test', '010203', 1));
   });
 
-  let pki: TestPki;
-  beforeAll(async () => {
-    pki = await createTestPki({
-      fmspc: '00906ed50000',
-      pceId: '0000',
-      components: Array(16).fill(2) as number[],
-      pceSvn: 11,
-    });
-  });
+  const pki = useTestPki();
 
   // dstack 0.6's runtime events re-emitted as V2 (version 2, digest and preimage given, or the digest left empty).
   const v2Log = (withDigest: boolean): TeeEvent[] =>

@@ -2,6 +2,7 @@ import { readDstackAppInfo, type DstackAppInfo } from '../event-log/dstack-app-i
 import { replayEventLog, type EventLogReplay } from '../event-log/replay-event-log';
 import type { TeeEvent } from '../event-log/tee-event';
 import type { TdxQuote } from '../quote/tdx-quote';
+import { TD_MEASUREMENT_FIELDS } from '../quote/tdx-quote-layout';
 import type { BitRule, Expected, MeasurementPolicy } from './measurement-policy';
 
 /** A failed measurement check, or what the event log showed. */
@@ -30,18 +31,8 @@ function matchesBits(actual: string, rule: string | BitRule): boolean {
   );
 }
 
-const FIELDS = [
-  'mrTd',
-  'rtmr0',
-  'rtmr1',
-  'rtmr2',
-  'rtmr3',
-  'mrConfigId',
-  'mrOwner',
-  'mrOwnerConfig',
-  'mrSeam',
-  'mrServiceTd',
-] as const;
+/** The registers a policy may pin: the TD report's measurements, and the TD 1.5 service TD's. */
+const FIELDS = [...TD_MEASUREMENT_FIELDS, 'mrServiceTd'] as const;
 
 function checkEventLog(
   quote: TdxQuote,

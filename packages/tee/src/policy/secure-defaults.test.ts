@@ -1,20 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../quote/verify-quote';
 import { buildTestQuote, type TestQuoteInput } from '../test-fixtures/build-test-quote';
 import { DSTACK } from '../test-fixtures/dstack-fixtures';
-import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
+import { useTestPki } from '../test-fixtures/use-test-pki';
 import { readDstackAppInfo } from '../event-log/dstack-app-info';
 import { replayEventLog } from '../event-log/replay-event-log';
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki({
-    fmspc: '00906ed50000',
-    pceId: '0000',
-    components: Array(16).fill(2) as number[],
-    pceSvn: 11,
-  });
-});
+const pki = useTestPki();
 const quoteOf = (input: Partial<TestQuoteInput> = {}) =>
   buildTestQuote({ pckKey: pki.pckKey, chain: [pki.pckPem, pki.caPem], ...input });
 const verify = (quote: Buffer, options: Parameters<typeof verifyQuote>[1] = {}) =>

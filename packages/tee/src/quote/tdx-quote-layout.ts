@@ -74,6 +74,19 @@ export const TDX_QUOTE = {
 /** Names of the measurement and report fields of a TD 1.0 report body. */
 export type TdReportField = keyof typeof TDX_QUOTE.body;
 
+/** The TD report's measurement registers (the TD, its runtime, its configuration and owner, the TDX module). */
+export const TD_MEASUREMENT_FIELDS = [
+  'mrTd',
+  'rtmr0',
+  'rtmr1',
+  'rtmr2',
+  'rtmr3',
+  'mrConfigId',
+  'mrOwner',
+  'mrOwnerConfig',
+  'mrSeam',
+] as const satisfies readonly TdReportField[];
+
 /** Names of the fields the TD 1.5 report adds. */
 export type Td15ReportField = keyof typeof TDX_QUOTE.bodyTd15;
 

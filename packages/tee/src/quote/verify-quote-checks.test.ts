@@ -1,17 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTestQuote, type TestQuoteInput } from '../test-fixtures/build-test-quote';
-import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
+import { useTestPki } from '../test-fixtures/use-test-pki';
 import { verifyQuote } from './verify-quote';
 
-let pki: TestPki;
-beforeAll(async () => {
-  pki = await createTestPki({
-    fmspc: '00906ed50000',
-    pceId: '0000',
-    components: Array(16).fill(2) as number[],
-    pceSvn: 11,
-  });
-});
+const pki = useTestPki();
 
 function verify(overrides: Partial<TestQuoteInput> = {}) {
   const quote = buildTestQuote({

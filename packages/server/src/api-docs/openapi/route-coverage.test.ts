@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Plugin, Route } from '@parley/plugin-sdk';
+import type { Plugin } from '@parley/plugin-sdk';
+import { fixturePlugin } from '../fixture-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ParleyServer } from '../../create-server';
 import { createLogger } from '../../logger';
@@ -10,21 +11,6 @@ import { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from '../api-docs-routes';
 import { DOCS_PATH } from '../docs-page';
 import type { OpenApiDocument } from './create-openapi-document';
 import { toOpenApiPath } from './openapi-path';
-
-const ok: Route['handler'] = (_req, res) => res.json({ success: true });
-
-function testPlugin(staticFolder: string): Plugin {
-  return {
-    name: 'docs-fixture',
-    routes: [
-      { type: 'POST', path: '/fixture/hooks/:hookId', name: 'fixture-hook', handler: ok },
-      { type: 'GET', path: '/fixture/open', public: true, handler: ok },
-      { type: 'POST', path: '/fixture/upload', isMultipart: true, handler: ok },
-      { type: 'DELETE', path: '/fixture/things/:id', handler: ok },
-      { type: 'STATIC', path: '/fixture/static', filePath: staticFolder },
-    ],
-  };
-}
 
 let server: ParleyServer;
 let plugin: Plugin;
@@ -37,7 +23,7 @@ const TOKEN = 'route-coverage-token';
 beforeAll(async () => {
   staticFolder = await mkdtemp(join(tmpdir(), 'parley-docs-'));
   await writeFile(join(staticFolder, 'index.html'), '<p>hi</p>');
-  plugin = testPlugin(staticFolder);
+  plugin = fixturePlugin('docs-fixture', staticFolder);
   server = createServer({
     port: 0,
     logger: createLogger('silent'),

@@ -30,25 +30,28 @@ const LIKENESS_REPLIES = [
  * reworded here and there, plus a few for greetings, names and thanks so that a chat client gets sensible
  * answers to its first lines.
  */
+/** The words of sadness: the `@sad` group, and the keyword that answers them. */
+const SAD_WORDS = [
+  'sad',
+  'unhappy',
+  'depressed',
+  'sick',
+  'miserable',
+  'lonely',
+  'anxious',
+  'worried',
+  'upset',
+  'tired',
+  'afraid',
+  'scared',
+  'angry',
+];
+
 export const DOCTOR_SCRIPT: ElizaScript = {
   groups: {
     belief: ['feel', 'think', 'believe', 'wish', 'suppose', 'guess'],
     desire: ['want', 'need', 'crave'],
-    sad: [
-      'sad',
-      'unhappy',
-      'depressed',
-      'sick',
-      'miserable',
-      'lonely',
-      'anxious',
-      'worried',
-      'upset',
-      'tired',
-      'afraid',
-      'scared',
-      'angry',
-    ],
+    sad: SAD_WORDS,
     happy: ['happy', 'glad', 'elated', 'better', 'excited', 'cheerful'],
     family: [
       'mother',
@@ -209,21 +212,7 @@ export const DOCTOR_SCRIPT: ElizaScript = {
       ],
     },
     {
-      words: [
-        'unhappy',
-        'sad',
-        'depressed',
-        'sick',
-        'miserable',
-        'lonely',
-        'anxious',
-        'worried',
-        'upset',
-        'tired',
-        'afraid',
-        'scared',
-        'angry',
-      ],
+      words: SAD_WORDS,
       rank: 3,
       rules: [
         {
