@@ -39,6 +39,8 @@ export class ChatApp {
   /** The agent that answers in the open channel, once known (from its history or the first send). */
   #channelAgentId: string | undefined;
   #oldest: string | undefined;
+  /** The reply the Stop button cancels, while one streams. */
+  #stopping: string | undefined;
   #recent: RecentChannel[] = parseRecent(readRecent());
   #typingTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -99,6 +101,7 @@ export class ChatApp {
         ui.composer.requestSubmit();
       }
     });
+    ui.stopButton.addEventListener('click', () => void this.#stop());
     ui.composer.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#send();
@@ -139,10 +142,18 @@ export class ChatApp {
       // Newer servers name the replying agent in each chunk.
       const name = (chunk as { agentName?: string }).agentName ?? agentName();
       this.#room.replying(name);
+      this.#showStop(chunk.messageId);
       this.#list.chunk(chunk.messageId, chunk.index, chunk.chunk, 'socket', name);
     });
-    socket.on('messageComplete', () => this.#room.replying(undefined));
+    socket.on('messageComplete', () => {
+      this.#room.replying(undefined);
+      this.#showStop(undefined);
+    });
     socket.on('messageError', (error) => {
+      if (error.code === 'CANCELLED') {
+        this.#list.notice('Reply stopped');
+        return;
+      }
       const text = `${error.message} (${error.code})`;
       if (!(error.messageId && this.#list.fail(error.messageId, text))) {
         this.#ui.sendError.textContent = text;
@@ -231,6 +242,30 @@ export class ChatApp {
     }
   }
 
+  /** Shows the Stop button for `replyId` while it streams; hides it with undefined. */
+  #showStop(replyId: string | undefined) {
+    this.#stopping = replyId;
+    this.#ui.stopButton.hidden = replyId === undefined;
+  }
+
+  /**
+   * Cancels the reply being streamed. The server refuses a cancel the page may not make like it would refuse
+   * a post; a reply that ended meanwhile is a 409, shown like any refusal.
+   */
+  async #stop() {
+    const replyId = this.#stopping;
+    if (!replyId) return;
+    this.#ui.stopButton.disabled = true;
+    try {
+      await this.#client.cancelReply(replyId);
+    } catch (error) {
+      this.#ui.sendError.textContent = `Not stopped: ${describeError(error)}`;
+    } finally {
+      this.#ui.stopButton.disabled = false;
+      this.#showStop(undefined);
+    }
+  }
+
   async #send() {
     const ui = this.#ui;
     const text = ui.textInput.value.trim();
@@ -253,7 +288,11 @@ export class ChatApp {
         socket: this.#socket,
         list: this.#list,
         agentName: this.#agentName(agentId),
-        onReplying: (name) => this.#room.replying(name),
+        onReplying: (name) => {
+          this.#room.replying(name);
+          if (name === undefined) this.#showStop(undefined);
+        },
+        onReplyId: (replyId) => this.#showStop(replyId),
       });
       ui.textInput.value = '';
       this.#channelAgentId ??= agentId;

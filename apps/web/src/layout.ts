@@ -26,6 +26,8 @@ export interface Layout {
   textInput: HTMLTextAreaElement;
   modeInputs: HTMLInputElement[];
   sendButton: HTMLButtonElement;
+  /** Stops the reply being streamed; shown only while one is. */
+  stopButton: HTMLButtonElement;
   sendError: HTMLElement;
   /** On a narrow screen, shows and hides the channel list and the header's settings. */
   menuButton: HTMLButtonElement;
@@ -112,6 +114,7 @@ export function buildLayout(): Layout {
     modeOption('sync', 'REST sync', false),
   ];
   const sendButton = h('button', { type: 'submit', className: 'send' }, 'Send');
+  const stopButton = h('button', { type: 'button', className: 'stop', hidden: true }, 'Stop');
   const sendError = h('p', { id: 'send-error', className: 'error', role: 'alert' });
   const composer = h(
     'form',
@@ -120,6 +123,7 @@ export function buildLayout(): Layout {
     textInput,
     h('fieldset', { className: 'modes' }, h('legend', {}, 'Send through'), ...modeInputs),
     sendButton,
+    stopButton,
   );
 
   const menuButton = h(
@@ -213,6 +217,7 @@ export function buildLayout(): Layout {
     textInput,
     modeInputs: modeInputs.map((label) => label.querySelector('input')!),
     sendButton,
+    stopButton,
     sendError,
     menuButton,
   };

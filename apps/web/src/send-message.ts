@@ -19,6 +19,8 @@ export interface SendInput {
   agentName: string;
   /** Called with the agent's name while a reply is produced by this send, then with undefined. */
   onReplying: (agentName: string | undefined) => void;
+  /** Called with the id of the reply this send streams, once known (what the Stop button cancels). */
+  onReplyId?: (replyId: string) => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function sendMessage(input: SendInput): Promise<void> {
       for await (const event of client.sendMessage(channelId, { ...rest, mode: 'stream' })) {
         if (event.event === 'user_message') {
           list.upsert({ ...own, id: event.data.id, text: event.data.text });
+          if (event.data.replyId) input.onReplyId?.(event.data.replyId);
         } else if (event.event === 'chunk') {
           replyId = event.data.messageId;
           list.chunk(replyId, event.data.index, event.data.chunk, 'sse', input.agentName);

@@ -52,8 +52,10 @@ export type {
 export {
   agentResponseSchema,
   channelHistoryQuerySchema,
+  cancelledReplySchema,
   channelMessageRequestSchema,
   deliveryModeSchema,
+  ifBusySchema,
   syncModeResponseSchema,
   userMessageSummarySchema,
   websocketModeResponseSchema,
@@ -64,6 +66,7 @@ export type {
   ChannelMessageRequest,
   ChannelMessageRequestInput,
   DeliveryMode,
+  IfBusy,
   SyncModeResponse,
   WebsocketModeResponse,
 } from './schemas/channel-message';
@@ -72,6 +75,7 @@ export {
   chunkEventSchema,
   doneEventSchema,
   errorEventSchema,
+  gapEventSchema,
   streamEventSchemas,
   userMessageEventSchema,
 } from './schemas/stream-events';
@@ -93,7 +97,9 @@ export {
   typingPayloadSchema,
   userTypingSchema,
 } from './schemas/socket-payloads';
+export { cancelReplyPayloadSchema } from './schemas/socket-payloads';
 export type {
+  CancelReplyPayload,
   ControlMessage,
   MessageBroadcast,
   MessageComplete,

@@ -23,6 +23,7 @@ import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { roomDelivery } from './messaging/deliver-to-room';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
+import { serveReplyPeers } from './socket/reply-peers';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
 import { loadPlugins, pluginRoutes, type PluginRouteEntry } from './plugins';
@@ -221,7 +222,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
   });
   const broadcaster = createSocketBroadcaster(io);
-  const messaging = new MessagingService({
+  const clustered = options.cluster !== undefined || location.kind === 'postgres';
+  // Built before the messaging service it answers for: a cancel sent to this process reaches the one running it.
+  const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
+  const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
     model: options.model ?? createElizaModel(),
@@ -236,6 +240,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     limits: options.replyLimits,
     cacheChannelAgents: singleWriter,
     sequencer,
+    peers,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },

@@ -16,6 +16,26 @@ async function caught(promise: Promise<unknown>): Promise<ParleyClientError> {
 }
 
 describe('createParleyClient', () => {
+  it('cancelReply posts no body; 409 is a CONFLICT error', async () => {
+    const replyId = '1b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c';
+    const { fetch, requests } = stubFetch(
+      () => json({ success: true, data: { replyId, status: 'cancelled' } }, 202),
+      () => json({ success: false, error: { code: 'CONFLICT', message: 'already ended' } }, 409),
+    );
+    const client = createParleyClient({ baseUrl: 'http://parley.test', apiKey: 'k', fetch });
+    await expect(client.cancelReply(replyId)).resolves.toEqual({ replyId, status: 'cancelled' });
+    expect(requests[0]).toMatchObject({
+      url: `http://parley.test/api/messaging/replies/${replyId}/cancel`,
+      method: 'POST',
+      headers: { 'x-api-key': 'k' },
+      body: undefined,
+    });
+    expect(await caught(client.cancelReply(replyId))).toMatchObject({
+      status: 409,
+      code: 'CONFLICT',
+    });
+  });
+
   it('sends the API key and unwraps the success envelope', async () => {
     const { fetch, requests } = stubFetch(() =>
       json({ success: true, data: [{ id: 'a', name: 'Eliza' }] }),

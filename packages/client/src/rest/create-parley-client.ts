@@ -9,6 +9,7 @@ import {
   type WebsocketModeResponse,
   agentSummarySchema,
   apiSuccessSchema,
+  cancelledReplySchema,
   healthSchema,
   storedMessageSchema,
   syncModeResponseSchema,
@@ -93,6 +94,15 @@ export interface ParleyClient {
   ): AsyncIterable<ChannelStreamEvent>;
   /** `GET /api/messaging/channels/{channelId}/messages`: stored messages, newest first. */
   channelMessages(channelId: string, query?: ChannelMessagesQuery): Promise<StoredMessage[]>;
+  /**
+   * `POST /api/messaging/replies/{replyId}/cancel`: stops a running reply (on whichever server process runs
+   * it); its streams end with an `error` of code `CANCELLED`. Rejects with `NOT_FOUND` (404) for an unknown
+   * reply, `CONFLICT` (409) for one that already ended.
+   */
+  cancelReply(
+    replyId: string,
+    options?: CallOptions,
+  ): Promise<{ replyId: string; status: 'cancelled' }>;
   /** `GET /api/tee/status`. */
   teeStatus(options?: CallOptions): Promise<TeeStatusResponse>;
   /** `GET /api/tee/agents`; a `nonce` is bound into the list's attestation (replay protection). */
@@ -174,6 +184,16 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
         ...call,
         query: { limit, before: before instanceof Date ? before.toISOString() : before },
       }),
+    cancelReply: (replyId, call) =>
+      requestJson(
+        config,
+        {
+          method: 'POST',
+          path: `/api/messaging/replies/${encodeURIComponent(replyId)}/cancel`,
+          ...call,
+        },
+        apiSuccessSchema(cancelledReplySchema),
+      ).then((body) => body.data),
     teeStatus: (call) =>
       requestJson(config, { path: '/api/tee/status', ...call }, teeStatusResponseSchema),
     teeAgents: (nonce, call) =>

@@ -45,6 +45,8 @@ export interface SocketMessage {
   messageId?: string;
   metadata?: Record<string, unknown>;
   attachments?: unknown[];
+  /** While a reply to the room runs: `enqueue` (default), `reject` (CHANNEL_BUSY), `interrupt`. */
+  ifBusy?: 'enqueue' | 'reject' | 'interrupt';
 }
 
 /** A connection to a Parley server's event socket. */
@@ -62,6 +64,11 @@ export interface ParleySocket {
     roomId: string,
     message: SocketMessage,
   ): Promise<{ messageId: string; roomId: string }>;
+  /**
+   * Cancels a running reply in a joined room; the room gets `messageError` with code `CANCELLED`. Rejects with
+   * `NOT_FOUND`, `CONFLICT` (already ended) or `FORBIDDEN` (room not joined).
+   */
+  cancelReply(roomId: string, replyId: string): Promise<void>;
   /** Typing indicator for a joined room; the other members get `userTyping`. */
   setTyping(roomId: string, userId: string, isTyping: boolean): void;
   /** Listens to a server event, for the rooms this client joined only. Returns the unsubscribe function. */
@@ -126,7 +133,7 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
    * Emits an acknowledged event with socket.io's own `timeout().emitWithAck()` (the ack is a typed part of the
    * event map in core) and checks the answer against the core schema.
    */
-  async function emitWithAck<E extends 'message' | 'leaveRoom'>(
+  async function emitWithAck<E extends 'message' | 'leaveRoom' | 'cancelReply'>(
     event: E,
     payload: Parameters<ClientToServerEvents[E]>[0],
     what: string,
@@ -140,10 +147,15 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
               'message',
               payload as Parameters<ClientToServerEvents['message']>[0],
             )
-          : await timed.emitWithAck(
-              'leaveRoom',
-              payload as Parameters<ClientToServerEvents['leaveRoom']>[0],
-            );
+          : event === 'leaveRoom'
+            ? await timed.emitWithAck(
+                'leaveRoom',
+                payload as Parameters<ClientToServerEvents['leaveRoom']>[0],
+              )
+            : await timed.emitWithAck(
+                'cancelReply',
+                payload as Parameters<ClientToServerEvents['cancelReply']>[0],
+              );
     } catch {
       throw ackTimeoutError(what, ackTimeout);
     }
@@ -243,6 +255,7 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
             messageId: message.messageId,
             metadata: message.metadata ?? {},
             attachments: message.attachments ?? [],
+            ...(message.ifBusy ? { ifBusy: message.ifBusy } : {}),
           },
         },
         'SEND_MESSAGE',
@@ -251,6 +264,9 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
         throw invalidResponseError(0, 'SEND_MESSAGE acknowledgment');
       }
       return { messageId: ack.messageId, roomId: ack.roomId };
+    },
+    async cancelReply(roomId, replyId) {
+      await emitWithAck('cancelReply', { roomId, replyId }, 'cancelReply');
     },
     setTyping(roomId, userId, isTyping) {
       socket.emit('typing', { roomId, userId, isTyping });

@@ -8,6 +8,10 @@ export const ERROR_CODES = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** A reply was cancelled (`POST /api/messaging/replies/{replyId}/cancel`, or an `ifBusy: "interrupt"` message). */
+  CANCELLED: 409,
+  /** A channel message with `ifBusy: "reject"` arrived while a reply to the channel was running. */
+  CHANNEL_BUSY: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -14,6 +14,16 @@ export const deliveryModeSchema = z.enum(['websocket', 'stream', 'sync']);
 /** @see deliveryModeSchema */
 export type DeliveryMode = z.infer<typeof deliveryModeSchema>;
 
+/**
+ * What a channel message does while a reply to the channel is running: `enqueue` waits its turn (the default),
+ * `reject` is refused with CHANNEL_BUSY (409), `interrupt` cancels the running reply (it ends with CANCELLED)
+ * and is answered with both messages in the history.
+ */
+export const ifBusySchema = z.enum(['enqueue', 'reject', 'interrupt']);
+
+/** @see ifBusySchema */
+export type IfBusy = z.infer<typeof ifBusySchema>;
+
 /** Body of `POST /api/messaging/channels/{channelId}/messages`. */
 export const channelMessageRequestSchema = z.object({
   text: messageTextSchema.min(1, 'must not be empty'),
@@ -22,6 +32,14 @@ export const channelMessageRequestSchema = z.object({
   agentId: uuidSchema.optional(),
   senderName: labelSchema.optional(),
   metadata: metadataSchema.optional(),
+  /** Default: the answering agent's character `ifBusy`, else `enqueue`. */
+  ifBusy: ifBusySchema.optional(),
+});
+
+/** `data` of the 202 answer of `POST /api/messaging/replies/{replyId}/cancel`. */
+export const cancelledReplySchema = z.object({
+  replyId: z.string(),
+  status: z.literal('cancelled'),
 });
 
 /** The channel message request as a caller writes it. */

@@ -10,6 +10,7 @@ import {
   uuidSchema,
 } from './common';
 import { isReservedUuid } from '../ids/reserved-uuid';
+import { ifBusySchema } from './channel-message';
 
 /**
  * `roomId`, or its newer name `channelId` ("a room and a channel are the same thing"): either is accepted;
@@ -73,9 +74,24 @@ export const sendMessagePayloadSchema = z
     agentId: uuidSchema.optional(),
     attachments: z.array(z.unknown()).max(64).superRefine(refineStorableJson).default([]),
     metadata: metadataSchema.default({}),
+    /** What the message does while a reply to the room runs (see `ifBusySchema`). */
+    ifBusy: ifBusySchema.optional(),
   })
   .superRefine(checkRoom)
   .transform(toRoom);
+
+/**
+ * Payload of the `cancelReply` event: the reply to stop and the room it answers in. Only a connection that
+ * joined the room may cancel its replies; the ack is `{ status: 'ok', roomId }` when the reply was running,
+ * else an error (NOT_FOUND, CONFLICT when it already ended).
+ */
+export const cancelReplyPayloadSchema = z
+  .object({ replyId: uuidSchema, ...roomReference })
+  .superRefine(checkRoom)
+  .transform(toRoom);
+
+/** @see cancelReplyPayloadSchema */
+export type CancelReplyPayload = z.input<typeof cancelReplyPayloadSchema>;
 
 /** @see roomJoiningPayloadSchema */
 export type RoomJoiningPayload = z.output<typeof roomJoiningPayloadSchema>;

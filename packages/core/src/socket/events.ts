@@ -6,6 +6,7 @@ import type {
   MessageError,
   MessageStreamChunk,
   PresenceEvent,
+  CancelReplyPayload,
   SocketAck,
   SocketEnvelope,
   UserTyping,
@@ -28,6 +29,11 @@ export interface ClientToServerEvents {
     payload: z.input<typeof roomJoiningPayloadSchema>,
     ack: (response: SocketAck) => void,
   ) => void;
+  /**
+   * Cancels a running reply in a room this connection joined: the room sees it end with `messageError` code
+   * CANCELLED. The ack answers `ok`, or an error (NOT_FOUND, CONFLICT when it already ended, FORBIDDEN).
+   */
+  cancelReply: (payload: CancelReplyPayload, ack: (response: SocketAck) => void) => void;
 }
 
 /** Events the server emits to clients. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Character } from '@parley/plugin-sdk';
-import { toValidationIssues, uuidSchema } from '@parley/core';
+import { ifBusySchema, toValidationIssues, uuidSchema } from '@parley/core';
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
@@ -53,6 +53,8 @@ export const characterSchema = z.looseObject({
     .optional(),
   secrets: z.record(z.string(), z.unknown()).optional(),
   plugins: z.array(z.string()).optional(),
+  /** Parley: what a channel message does while this agent's reply runs, when the message does not say. */
+  ifBusy: ifBusySchema.optional(),
   // elizaOS keys Parley keeps but does not use.
   username: z.string().optional(),
   knowledge: z.array(z.unknown()).optional(),

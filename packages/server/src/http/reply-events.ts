@@ -21,10 +21,28 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
   let offset = from.kind === 'text' ? from.offset : 0;
   const skipThrough = from.kind === 'text' ? from.index : Number.MAX_SAFE_INTEGER;
   const { replyId } = stream;
+  let gapTold = false;
+  // Resuming from a position outside what is retained: said once, explicitly, before what follows.
+  const gap = () => {
+    if (gapTold) return;
+    gapTold = true;
+    sse.send('gap', {
+      replyId,
+      from: toEventId(from),
+      message: 'The stream cannot continue from Last-Event-ID; read the stored reply instead',
+    });
+  };
+  let lastIndex = -1;
   const unsubscribe = stream.subscribe((part: ReplyPart) => {
+    if (part.type === 'text-delta') lastIndex = part.index;
+    else if ((part.type === 'reply-end' || part.type === 'error') && from.kind === 'text') {
+      // A position past the reply's last chunk is not one this reply ever had.
+      if (!stream.restored && from.index > lastIndex) gap();
+    }
     switch (part.type) {
       case 'text-delta': {
         if (stream.restored) {
+          if (from.kind === 'text' && from.offset > part.delta.length) gap();
           if (from.kind !== 'text' || from.offset >= part.delta.length) return;
           const index = from.index + 1;
           const id = toEventId({ replyId, kind: 'text', index, offset: part.delta.length });

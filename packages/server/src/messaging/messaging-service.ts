@@ -1,6 +1,8 @@
 import {
   type AgentMessage,
   DEFAULT_SERVER_ID,
+  type IfBusy,
+  ifBusySchema,
   type ChannelHistoryQuery as HistoryQuery,
   ParleyError,
   type StoredMessage,
@@ -59,7 +61,28 @@ export interface UserMessageInput {
   idempotencyKey?: string;
   /** How the caller takes the reply (`stream`, `sync`, `websocket`): part of what an idempotent request asks. */
   delivery?: string;
+  /** While a reply to the channel runs (default: the agent's character `ifBusy`, else `enqueue`). */
+  ifBusy?: IfBusy;
 }
+
+/** What a process answers about a reply it was asked to cancel. */
+export type CancelOutcome = 'cancelled' | 'ended' | 'unknown';
+
+/**
+ * The other processes of the cluster, for what only the process holding a reply can do. Each call asks them
+ * all and gathers their answers; an unreachable process answers nothing.
+ */
+export interface ReplyPeers {
+  /** Has the process running `replyId` cancel it; each process's {@link MessagingService.cancelHere} answer. */
+  cancel(replyId: string, channelId: string | undefined): Promise<CancelOutcome[]>;
+  /** Cancels every reply of `channelId` running in another process; how many were. */
+  interrupt(channelId: string): Promise<number>;
+  /** Whether a reply of `channelId` is waiting or running in another process. */
+  busy(channelId: string): Promise<boolean>;
+}
+
+/** The error part a cancelled reply ends with. */
+export const CANCELLED_MESSAGE = 'The reply was cancelled';
 
 /** A user message posted and the reply to it started: what the one conversation entry returns. */
 export interface Conversation {
@@ -100,6 +123,8 @@ export interface MessagingServiceOptions {
   sequencer?: ChannelSequencer;
   /** How long a finished reply stays resumable from memory (default 10 s); stored replies resume from storage. */
   replyLingerMs?: number;
+  /** The other processes sharing the database (a cancel reaches the one holding the reply). */
+  peers?: ReplyPeers;
 }
 
 const CHANNEL_AGENT_CACHE_SIZE = 10_000;
@@ -280,6 +305,68 @@ export class MessagingService {
     return this.#admission.pending;
   }
 
+  /**
+   * Cancels a running reply, in this process or another of the cluster: its stream ends at once with an `error`
+   * part of code CANCELLED (the room gets `messageError`), its model request is aborted, its place in the
+   * channel's queue is freed, and nothing of it is stored. With `channelId`, only a reply of that channel.
+   * NOT_FOUND for an unknown reply (or one of another channel), CONFLICT for one that already ended.
+   */
+  async cancelReply(replyId: string, channelId?: string): Promise<void> {
+    let outcome = this.cancelHere(replyId, channelId);
+    if (outcome === 'unknown' && this.#options.peers) {
+      const answers = await this.#options.peers.cancel(replyId, channelId);
+      if (answers.includes('cancelled')) outcome = 'cancelled';
+      else if (answers.includes('ended')) outcome = 'ended';
+    }
+    if (outcome === 'unknown') {
+      const stored = await this.#options.store.get(replyId);
+      if (
+        stored &&
+        this.#isReply(stored) &&
+        (channelId === undefined || stored.channel_id === channelId)
+      ) {
+        outcome = 'ended';
+      }
+    }
+    if (outcome === 'unknown') throw new ParleyError('NOT_FOUND', `No reply ${replyId}`);
+    if (outcome === 'ended') {
+      throw new ParleyError('CONFLICT', `Reply ${replyId} already ended`);
+    }
+  }
+
+  /**
+   * Cancels `replyId` if this process runs it: `cancelled`, `ended` when it holds it already ended, `unknown`
+   * when it does not hold it (or only follows it for another process). Synchronous: what another process's
+   * request is answered with.
+   */
+  cancelHere(replyId: string, channelId?: string): CancelOutcome {
+    const entry = this.#replies.get(replyId);
+    if (!entry || (channelId !== undefined && entry.stream.channelId !== channelId)) {
+      return 'unknown';
+    }
+    if (entry.stream.final) return 'ended';
+    // A stream that follows another process's reply (an idempotent retry) is not this process's to stop.
+    if (entry.stream.restored) return 'unknown';
+    entry.stream.write({ type: 'error', replyId, code: 'CANCELLED', message: CANCELLED_MESSAGE });
+    entry.controller.abort(new ParleyError('CANCELLED', CANCELLED_MESSAGE));
+    entry.ticket?.release();
+    return 'cancelled';
+  }
+
+  /** Cancels every reply of `channelId` this process runs; how many. */
+  interruptHere(channelId: string): number {
+    let cancelled = 0;
+    for (const entry of this.#replies.runningIn(channelId)) {
+      if (this.cancelHere(entry.stream.replyId) === 'cancelled') cancelled += 1;
+    }
+    return cancelled;
+  }
+
+  /** Whether a reply of `channelId` is waiting or running in this process. */
+  busyHere(channelId: string): boolean {
+    return this.#admission.busy(channelId);
+  }
+
   /** Ends every reply still running with an error part (the server is stopping). */
   abortReplies(): void {
     this.#replies.abortAll(new ParleyError('UNAVAILABLE', 'The server is stopping'));
@@ -293,6 +380,7 @@ export class MessagingService {
     const ticket = this.#admission.admit(input.channelId);
     try {
       const agent = await this.resolveAgent(input.channelId, input.agentId);
+      await this.#whileBusy(input, agent, ticket);
       const id = idempotent
         ? (await this.#requireIdempotency().claim(idempotent)).id
         : (input.messageId ?? reservedUuid());
@@ -365,6 +453,28 @@ export class MessagingService {
   }
 
   /**
+   * Applies `ifBusy` (the message's, else the agent's character's, else `enqueue`): `reject` refuses with
+   * CHANNEL_BUSY when a reply to the channel was admitted before this one (here) or is running elsewhere;
+   * `interrupt` cancels the channel's running replies, here and in the other processes.
+   */
+  async #whileBusy(input: UserMessageInput, agent: AgentProfile, ticket: ReplyTicket) {
+    const ifBusy = input.ifBusy ?? characterIfBusy(agent) ?? 'enqueue';
+    const { channelId } = input;
+    const peers = this.#options.peers;
+    if (ifBusy === 'reject') {
+      if (ticket.behindAnother() || (peers && (await peers.busy(channelId)))) {
+        throw new ParleyError(
+          'CHANNEL_BUSY',
+          'The agent is still answering in this channel; retry when it is done',
+        );
+      }
+    } else if (ifBusy === 'interrupt') {
+      this.interruptHere(channelId);
+      if (peers) await peers.interrupt(channelId);
+    }
+  }
+
+  /**
    * The reply to a message posted by an earlier try: the one held in memory, else the stored one (rebuilt, and
    * not delivered to the room again); undefined when there is none (the process that took the first try died
    * before answering, or the agent chose not to answer).
@@ -385,12 +495,19 @@ export class MessagingService {
   ): ReplyStream {
     const channelId = userMessage.channel_id;
     const stream = new ReplyStream(replyId, channelId, userMessage.id);
-    const { signal } = this.#publish(stream).controller;
+    const entry = this.#publish(stream);
+    entry.ticket = ticket;
+    const { signal } = entry.controller;
     const context = { ...this.#replyContext, signal };
+    // A reply cancelled while it waits (its stream already ended) takes no turn; one aborted by the server's
+    // stop still goes through the producer, which ends it with the stop's error.
+    const produce = async () => {
+      if (!stream.final) await produceModelReply(context, stream, agent, userMessage);
+    };
     void this.#queue
-      .run(channelId, () =>
-        this.#modelCalls(() => produceModelReply(context, stream, agent, userMessage)),
-      )
+      .run(channelId, async () => {
+        if (!stream.final) await this.#modelCalls(produce);
+      })
       // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
       .catch((error: unknown) =>
         stream.write(
@@ -492,6 +609,12 @@ export class MessagingService {
     }
     this.#channelAgents.set(channelId, agentId);
   }
+}
+
+/** The `ifBusy` an agent's character sets, if a valid one. */
+function characterIfBusy(agent: AgentProfile): IfBusy | undefined {
+  const parsed = ifBusySchema.safeParse((agent.character as { ifBusy?: unknown }).ifBusy);
+  return parsed.success ? parsed.data : undefined;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

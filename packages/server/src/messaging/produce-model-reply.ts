@@ -70,6 +70,8 @@ export async function produceModelReply(
       chunks.flush();
     }
 
+    // Cancelled while the last piece came: nothing of a cancelled reply is stored.
+    signal.throwIfAborted();
     const { text, actions, thought } = extractor.result();
     if (text.trim() === '' || !actions.includes('REPLY')) {
       const reason = actions.includes('REPLY') || actions.length === 0 ? 'empty' : 'ignored';
@@ -95,6 +97,8 @@ export async function produceModelReply(
     });
     stream.write({ type: 'reply-end', replyId, message, text, actions, thought });
   } catch (error) {
+    // A cancel already ended the stream with its own part; the abort it caused is no failure to log.
+    if (signal.aborted && stream.final) return;
     stream.write(
       toReplyError(error, replyId, logger, {
         agentId: agent.agentId,

@@ -20,6 +20,8 @@ export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
 export interface ReplyTicket {
   readonly channelId: string;
   release(): void;
+  /** Whether a place taken earlier in the same channel is still held (a reply waiting or running before this). */
+  behindAnother(): boolean;
 }
 
 /**
@@ -30,6 +32,9 @@ export interface ReplyTicket {
 export class ReplyAdmission {
   readonly #limits: ReplyLimits;
   readonly #byChannel = new Map<string, number>();
+  /** The places held per channel, by the order they were taken in. */
+  readonly #held = new Map<string, Set<number>>();
+  #taken = 0;
   #total = 0;
 
   constructor(limits: ReplyLimits) {
@@ -55,6 +60,10 @@ export class ReplyAdmission {
       );
     }
     this.#count(channelId, 1);
+    const place = (this.#taken += 1);
+    let places = this.#held.get(channelId);
+    if (!places) this.#held.set(channelId, (places = new Set()));
+    places.add(place);
     let held = true;
     return {
       channelId,
@@ -62,8 +71,17 @@ export class ReplyAdmission {
         if (!held) return;
         held = false;
         this.#count(channelId, -1);
+        places.delete(place);
+        if (places.size === 0 && this.#held.get(channelId) === places) this.#held.delete(channelId);
       },
+      // Sets iterate in insertion order: the first place is the oldest still held.
+      behindAnother: () => places.values().next().value !== place,
     };
+  }
+
+  /** Whether a reply of `channelId` is waiting or running in this process. */
+  busy(channelId: string): boolean {
+    return (this.#byChannel.get(channelId) ?? 0) > 0;
   }
 
   /** Replies waiting or running, in all. */

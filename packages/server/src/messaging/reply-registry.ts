@@ -5,6 +5,8 @@ export interface RegisteredReply {
   readonly stream: ReplyStream;
   /** Aborting it stops the reply's model call; the reply then ends with an error part. */
   readonly controller: AbortController;
+  /** The reply's place in the queue, when it has one: a cancel frees it at once. */
+  ticket?: { release(): void };
 }
 
 /**
@@ -31,7 +33,7 @@ export class ReplyRegistry {
     const controller = new AbortController();
     if (this.#stopped) controller.abort(this.#stopReason);
     else this.#running.add(controller);
-    const entry = { stream, controller };
+    const entry: RegisteredReply = { stream, controller };
     const { replyId, inReplyTo } = stream;
     this.#byId.set(replyId, entry);
     if (inReplyTo !== null) this.#byMessage.set(inReplyTo, entry);
@@ -51,6 +53,15 @@ export class ReplyRegistry {
   /** A reply still held, by its id. */
   get(replyId: string): RegisteredReply | undefined {
     return this.#byId.get(replyId);
+  }
+
+  /** The replies of `channelId` still running in this process. */
+  runningIn(channelId: string): RegisteredReply[] {
+    const found: RegisteredReply[] = [];
+    for (const entry of this.#byId.values()) {
+      if (entry.stream.channelId === channelId && !entry.stream.final) found.push(entry);
+    }
+    return found;
   }
 
   /** The reply still held that answers `messageId`. */

@@ -3,6 +3,7 @@ import {
   ParleyError,
   SOCKET_MESSAGE_TYPE,
   type SocketAck,
+  cancelReplyPayloadSchema,
   parseOrThrow,
   roomJoiningPayloadSchema,
   sendMessagePayloadSchema,
@@ -122,6 +123,7 @@ export function serveSocketProtocol(
       source: payload.source,
       messageId: payload.messageId,
       agentId: payload.agentId,
+      ifBusy: payload.ifBusy,
       metadata:
         payload.attachments.length > 0
           ? { ...payload.metadata, attachments: payload.attachments }
@@ -162,6 +164,28 @@ export function serveSocketProtocol(
     }
   }
 
+  // A cancel is refused to a connection that could not post in the room (not joined), like a message would be;
+  // it counts against the socket's event rate like every event.
+  function onCancelReply(this: Socket, raw: unknown, ack?: unknown) {
+    try {
+      guard(this, raw);
+      const { replyId, roomId } = parseOrThrow(
+        cancelReplyPayloadSchema,
+        raw,
+        'cancelReply payload',
+      );
+      if (existingStateOf(this)?.rooms?.get(roomId) === undefined) {
+        throw new ParleyError('FORBIDDEN', `Join room ${roomId} before cancelling its replies`);
+      }
+      messaging.cancelReply(replyId, roomId).then(
+        () => ackOf(ack)?.({ status: 'ok', roomId, replyId }),
+        (error: unknown) => fail(this, error, ack),
+      );
+    } catch (error) {
+      fail(this, error, ack);
+    }
+  }
+
   function onTyping(this: Socket, raw: unknown) {
     try {
       guard(this, raw);
@@ -181,6 +205,7 @@ export function serveSocketProtocol(
     socket.on('message', onMessage);
     socket.on('leaveRoom', onLeaveRoom);
     socket.on('typing', onTyping);
+    socket.on('cancelReply', onCancelReply);
     socket.on('disconnect', onDisconnect);
   });
 }

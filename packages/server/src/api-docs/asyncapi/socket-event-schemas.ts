@@ -7,6 +7,7 @@ import {
   messageErrorSchema,
   messageStreamChunkSchema,
   presenceEventSchema,
+  cancelReplyPayloadSchema,
   roomJoiningPayloadSchema,
   sendMessagePayloadSchema,
   typingPayloadSchema,
@@ -102,6 +103,14 @@ export const CLIENT_EVENTS = {
     {
       summary: 'Leave a room; the other members get userLeft.',
       payload: roomJoiningPayloadSchema,
+      acknowledged: true,
+    },
+  ],
+  cancelReply: [
+    {
+      summary:
+        'Cancel a running reply in a joined room (any process of the cluster): the room gets messageError code CANCELLED, then messageComplete. Ack error NOT_FOUND (unknown reply), CONFLICT (already ended), FORBIDDEN (room not joined).',
+      payload: cancelReplyPayloadSchema,
       acknowledged: true,
     },
   ],

@@ -2,6 +2,7 @@ import {
   agentMessageSchema,
   agentSummarySchema,
   apiSuccessSchema,
+  cancelledReplySchema,
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
   healthSchema,
@@ -234,7 +235,9 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       'sync timeout; the reply goes on and reaches the room). The `websocket` and `sync` answers are not in ' +
       'the `{ success, data }` envelope: `success`, `userMessage`, `replyId` (and `agentResponse`) are at the ' +
       'top level. A request that repeats the post with `Last-Event-ID` (as an EventSource reconnecting does) ' +
-      'continues that reply instead of posting again: events after it, or 204 when the stream had ended.',
+      'continues that reply instead of posting again: events after it, or 204 when the stream had ended. ' +
+      '`ifBusy` decides what the message does while a reply to the channel runs: `enqueue` (default), ' +
+      '`reject` (409 `CHANNEL_BUSY`), `interrupt` (the running reply ends `CANCELLED`; this one sees both).',
     tag: 'messaging',
     auth: ['apiKey'],
     pathParams: channelId,
@@ -266,7 +269,29 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       'MODEL_ERROR',
       'UNAVAILABLE',
       'TIMEOUT',
+      'CHANNEL_BUSY',
+      'CANCELLED',
     ],
+  },
+  {
+    method: 'post',
+    path: '/api/messaging/replies/:replyId/cancel',
+    operationId: 'cancelReply',
+    summary: 'Stop a running reply',
+    description:
+      "No body. Aborts the reply's model request, whichever process of the cluster runs it; every stream of " +
+      'the reply ends with `error` code `CANCELLED` (SSE `error` event, socket `messageError`, `sync` 409), ' +
+      "nothing of it is stored, and its place in the channel's queue is freed.",
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: { replyId: uuidSchema },
+    responses: {
+      202: {
+        description: 'The reply was running and is cancelled.',
+        json: apiSuccessSchema(cancelledReplySchema),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
   },
   {
     method: 'get',

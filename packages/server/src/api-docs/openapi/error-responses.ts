@@ -13,7 +13,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'The Host is not one of the allowed names, or a state-changing request comes from a browser origin that ' +
     'is not allowed.',
   NOT_FOUND: 'Unknown id, agent or path.',
-  CONFLICT: 'This `Idempotency-Key` was already used for a different request.',
+  CONFLICT:
+    'This `Idempotency-Key` was already used for a different request, or the reply to cancel already ended.',
+  CANCELLED: 'The reply was cancelled (a cancel, or a message sent with `ifBusy: "interrupt"`).',
+  CHANNEL_BUSY: 'A message sent with `ifBusy: "reject"` while a reply to the channel was running.',
   PAYLOAD_TOO_LARGE: 'The body is over the size limit (checked whatever the method).',
   UNSUPPORTED_MEDIA_TYPE: 'The request has a body method but its Content-Type is not JSON.',
   RATE_LIMITED:

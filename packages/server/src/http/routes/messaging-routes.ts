@@ -67,6 +67,7 @@ export function messagingRoutes(
       source: 'api',
       idempotencyKey: idempotencyKey(c),
       delivery: body.mode,
+      ifBusy: body.ifBusy,
     });
     const userMessage = { id: message.id, text: message.content };
 
@@ -87,6 +88,14 @@ export function messagingRoutes(
       });
     }
     return c.json({ success: true, userMessage, replyId: reply.replyId }, 202);
+  });
+
+  // Stops a running reply, whichever process of the cluster holds it: 202 once it is cancelled (its streams end
+  // with CANCELLED), 404 for an unknown reply, 409 for one that already ended. No body is read.
+  routes.post('/api/messaging/replies/:replyId/cancel', async (c) => {
+    const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
+    await messaging.cancelReply(replyId);
+    return c.json(success({ replyId, status: 'cancelled' as const }), 202);
   });
 
   routes.get('/api/messaging/replies/:replyId/events', (c) => {
