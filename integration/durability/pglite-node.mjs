@@ -10,14 +10,21 @@ import { createLogger, createServer } from '@parley/server';
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR is required');
 
+// WEBHOOKS: the outbound webhook options as JSON (the webhook durability test).
+/** @type {import('@parley/server').ServerOptions['webhooks']} */
+const webhooks = process.env.WEBHOOKS
+  ? /** @type {import('@parley/server').ServerOptions['webhooks']} */ (
+      JSON.parse(process.env.WEBHOOKS)
+    )
+  : undefined;
+
 const server = createServer({
   port: 0,
   env: {},
   logger: createLogger('warn', process.stderr),
   database: { kind: 'pglite', dataDir },
   replyLimits: { maxQueuedPerChannel: 1000 },
-  // WEBHOOKS: the outbound webhook options as JSON (the webhook durability test).
-  ...(process.env.WEBHOOKS ? { webhooks: JSON.parse(process.env.WEBHOOKS) } : {}),
+  ...(webhooks ? { webhooks } : {}),
 });
 const { url } = await server.start();
 process.stdout.write(`${JSON.stringify({ url })}\n`);
