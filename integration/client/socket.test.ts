@@ -8,6 +8,7 @@ import {
 import type { MessageBroadcast } from '@parley/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collect, nextEvent } from './events';
+import { slowModel } from './slow-eliza';
 import { type TestServer, startServer } from './start-server';
 
 let running: TestServer;
@@ -189,5 +190,33 @@ describe('the event socket client', () => {
     // Emits are buffered until a connection that never comes: the ack timer is what ends the wait.
     const error = await socket.joinRoom(randomUUID(), 'u').catch((reason: unknown) => reason);
     expect(error).toMatchObject({ status: 0, code: 'TIMEOUT' });
+  });
+});
+
+describe('stopping a reply from the socket client', () => {
+  it('cancelReply ends the running reply as CANCELLED for the room and aborts the model', async () => {
+    const model = slowModel();
+    await using slow = await startServer({ model });
+    const socket = connectSocket({ baseUrl: slow.url });
+    sockets.push(socket);
+    await nextEvent(socket.onConnectionChange, (state) => state.status === 'connected');
+    const roomId = randomUUID();
+    await socket.joinRoom(roomId, 'user-1');
+    const firstChunk = nextEvent<{ messageId: string }>((listener) =>
+      socket.on('messageStreamChunk', listener),
+    );
+    const failed = nextEvent<{ code: string }>((listener) => socket.on('messageError', listener));
+    await socket.sendMessage(roomId, {
+      text: 'Tell me everything',
+      senderId: 'user-1',
+      senderName: 'Ada',
+    });
+    const { messageId: replyId } = await firstChunk;
+
+    await expect(socket.cancelReply(roomId, replyId)).resolves.toBeUndefined();
+    await expect(failed).resolves.toMatchObject({ code: 'CANCELLED' });
+    await expect.poll(() => model.aborted.length).toBe(1);
+    // Ended: a second cancel is refused, as the interface documents.
+    await expect(socket.cancelReply(roomId, replyId)).rejects.toBeInstanceOf(ParleyClientError);
   });
 });

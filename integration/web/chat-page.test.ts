@@ -11,6 +11,7 @@ import {
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWebPage } from '../../apps/server/src/web/serve-web-page';
+import { slowModel } from '../client/slow-eliza';
 import { launchChromium, recordPageProblems } from './browser';
 
 const SCREENSHOT = join(tmpdir(), 'parley-web', 'chat-page.png');
@@ -348,6 +349,32 @@ describe('chat page on a TEE server', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the Stop button', () => {
+  it('stops a streaming reply: the model is aborted and the page says the reply was stopped', async () => {
+    const model = slowModel();
+    const { server, url } = await startAppServer({ model });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    try {
+      const { page, problems } = await openPage(context, url);
+      await page.getByLabel('Message').fill('Tell me a very long story');
+      await page.getByLabel('Message').press('Enter');
+      const stop = page.getByRole('button', { name: 'Stop' });
+      await expect.poll(() => stop.isVisible(), { timeout: 20_000 }).toBe(true);
+      await stop.click();
+      await expect.poll(() => model.aborted.length, { timeout: 20_000 }).toBe(1);
+      await expect
+        .poll(() => page.locator('.notice').allTextContents(), { timeout: 20_000 })
+        .toContainEqual(expect.stringContaining('Reply stopped'));
+      await expect.poll(() => stop.isVisible()).toBe(false);
+      expect(await page.locator('#send-error').textContent()).toBe('');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await server.stop();
     }
   });
 });
