@@ -103,15 +103,28 @@ describe('applyConnectionLimits', () => {
       let closedByServer = 0;
       let allRefused!: () => void;
       const refused = new Promise<void>((resolve) => (allRefused = resolve));
-      for (let index = 0; index < attempts; index += 1) {
-        const socket = connect(port, '127.0.0.1');
-        socket.on('error', () => undefined);
-        socket.resume();
-        socket.on('close', () => {
-          closedByServer += 1;
-          if (closedByServer === attempts - 50) allRefused();
-        });
-        sockets.push(socket);
+      // Opened in waves of 100, each wave settled (connected or closed) before the next, so that the listen
+      // backlog never overflows: a SYN the kernel drops is retried for minutes, which is the machine's limit,
+      // not the server's.
+      for (let wave = 0; wave < attempts; wave += 100) {
+        const settled: Promise<void>[] = [];
+        for (let index = wave; index < Math.min(wave + 100, attempts); index += 1) {
+          const socket = connect(port, '127.0.0.1');
+          socket.on('error', () => undefined);
+          socket.resume();
+          socket.on('close', () => {
+            closedByServer += 1;
+            if (closedByServer === attempts - 50) allRefused();
+          });
+          settled.push(
+            new Promise((resolve) => {
+              socket.once('connect', () => resolve());
+              socket.once('close', () => resolve());
+            }),
+          );
+          sockets.push(socket);
+        }
+        await Promise.all(settled);
       }
       await refused;
       expect(state.refusedPerAddress).toBe(attempts - 50);
