@@ -238,7 +238,6 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     ],
     idempotency: new IdempotencyStore(database.db, () => database.sync()),
     limits: options.replyLimits,
-    cacheChannelAgents: singleWriter,
     sequencer,
     peers,
   });

@@ -3,6 +3,7 @@ import {
   DEFAULT_SERVER_ID,
   type IfBusy,
   ifBusySchema,
+  isUuid,
   type ChannelHistoryQuery as HistoryQuery,
   ParleyError,
   type StoredMessage,
@@ -112,11 +113,6 @@ export interface MessagingServiceOptions {
   /** Extractor for each reply (default: {@link createReplyExtractor}). */
   createExtractor?: () => ReplyExtractor;
   /**
-   * Whether this process may remember which agent answers in a channel. Only when no other process writes the
-   * database (the embedded one): another process could change it.
-   */
-  cacheChannelAgents?: boolean;
-  /**
    * Orders replies per channel (default: an in-process queue). Processes sharing a database pass one sequencer
    * on it, so that a channel's replies keep one order whichever process received its messages.
    */
@@ -126,8 +122,6 @@ export interface MessagingServiceOptions {
   /** The other processes sharing the database (a cancel reaches the one holding the reply). */
   peers?: ReplyPeers;
 }
-
-const CHANNEL_AGENT_CACHE_SIZE = 10_000;
 
 /** How often a reply another process produces is looked for in storage. */
 const STORED_REPLY_POLL_MS = 250;
@@ -149,7 +143,6 @@ export class MessagingService {
   readonly #admission: ReplyAdmission;
   readonly #replies: ReplyRegistry;
   readonly #idempotency: Idempotency | undefined;
-  readonly #channelAgents = new Map<string, string>();
   readonly #replyContext: Omit<ModelReplyContext, 'signal'>;
 
   constructor(options: MessagingServiceOptions) {
@@ -265,11 +258,8 @@ export class MessagingService {
   async resolveAgent(channelId: string, agentId?: string): Promise<AgentProfile> {
     const { agents, store } = this.#options;
     if (agentId) return agents.get(agentId);
-    let channelAgentId = this.#channelAgents.get(channelId);
-    if (channelAgentId === undefined) {
-      channelAgentId = (await store.getChannel(channelId))?.agentId ?? '';
-      this.#rememberChannelAgent(channelId, channelAgentId);
-    }
+    // The store remembers each channel's agent (set once, never changed): no query per message.
+    const channelAgentId = (await store.getChannel(channelId))?.agentId;
     return (channelAgentId && agents.find(channelAgentId)) || agents.defaultAgent;
   }
 
@@ -399,7 +389,6 @@ export class MessagingService {
         },
         idempotent !== undefined,
       );
-      this.#rememberChannelAgent(input.channelId, agent.agentId);
       if (replayed) {
         const earlier = await this.#earlierReply(message);
         if (earlier) {
@@ -600,15 +589,6 @@ export class MessagingService {
       return { message: existing, replayed: true };
     }
   }
-
-  #rememberChannelAgent(channelId: string, agentId: string) {
-    if (!this.#options.cacheChannelAgents) return;
-    if (this.#channelAgents.size >= CHANNEL_AGENT_CACHE_SIZE) {
-      const oldest = this.#channelAgents.keys().next().value;
-      if (oldest !== undefined) this.#channelAgents.delete(oldest);
-    }
-    this.#channelAgents.set(channelId, agentId);
-  }
 }
 
 /** The `ifBusy` an agent's character sets, if a valid one. */
@@ -617,10 +597,8 @@ function characterIfBusy(agent: AgentProfile): IfBusy | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A history `before`: a message id (the exact cursor) or an instant. */
+/** A history `before` (validated by core's query schema): a message id (the exact cursor) or an instant. */
 function toHistoryCursor(before: string | undefined): Date | { messageId: string } | undefined {
   if (before === undefined) return undefined;
-  return UUID.test(before) ? { messageId: before } : new Date(before);
+  return isUuid(before) ? { messageId: before } : new Date(before);
 }

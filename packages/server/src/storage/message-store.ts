@@ -1,5 +1,6 @@
 import { ParleyError, type RawMessage, type StoredMessage } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { BatchWriter } from './batch-writer';
 import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
@@ -98,13 +99,13 @@ export class MessageStore {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #sync: () => Promise<void>;
   readonly #writer: BatchWriter<NewMessage>;
-  /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; oldest forgotten first. */
-  readonly #knownChannels = new Set<string>();
+  /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; least used forgotten. */
+  readonly #knownChannels = new LRUCache<string, true>({ max: KNOWN_CHANNELS_LIMIT });
   /**
    * Channels whose agent is set. A channel's agent is set once (the insert keeps an existing one) and channels
    * are never deleted, so these stay true whichever process wrote them: no query per message for them.
    */
-  readonly #channels = new Map<string, ChannelRecord>();
+  readonly #channels = new LRUCache<string, ChannelRecord>({ max: CHANNEL_CACHE_LIMIT });
 
   readonly #recent: RecentMessagesCache | undefined;
 
@@ -177,13 +178,7 @@ export class MessageStore {
     );
     if (!row) return undefined;
     const channel = { id: row.id, serverId: row.server_id, agentId: row.agent_id };
-    if (channel.agentId !== null) {
-      if (this.#channels.size >= CHANNEL_CACHE_LIMIT) {
-        const oldest = this.#channels.keys().next().value;
-        if (oldest !== undefined) this.#channels.delete(oldest);
-      }
-      this.#channels.set(channelId, { ...channel });
-    }
+    if (channel.agentId !== null) this.#channels.set(channelId, { ...channel });
     return channel;
   }
 
@@ -281,14 +276,6 @@ export class MessageStore {
         .values(messages)
         .execute();
     }
-    for (const channelId of newChannels.keys()) this.#remember(channelId);
-  }
-
-  #remember(channelId: string) {
-    if (this.#knownChannels.size >= KNOWN_CHANNELS_LIMIT) {
-      const oldest = this.#knownChannels.values().next().value;
-      if (oldest !== undefined) this.#knownChannels.delete(oldest);
-    }
-    this.#knownChannels.add(channelId);
+    for (const channelId of newChannels.keys()) this.#knownChannels.set(channelId, true);
   }
 }

@@ -1,4 +1,5 @@
 import type { StoredMessage } from '@parley/core';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The last messages of the busiest channels, oldest first, so that building a prompt costs no query. Only
@@ -6,14 +7,16 @@ import type { StoredMessage } from '@parley/core';
  * message it writes. Bounded in channels (least recently used forgotten first) and in messages per channel.
  */
 export class RecentMessagesCache {
-  readonly #channels = new Map<string, StoredMessage[]>();
+  readonly #channels: LRUCache<string, StoredMessage[]>;
   /** Messages written while a channel's history was being loaded, merged in when it arrives. */
   readonly #pending = new Map<string, StoredMessage[]>();
 
   constructor(
     readonly capacity: number,
-    private readonly maxChannels = 1000,
-  ) {}
+    maxChannels = 1000,
+  ) {
+    this.#channels = new LRUCache({ max: maxChannels });
+  }
 
   /** The last `limit` messages of a channel, oldest first, loading them once on a miss. */
   async recent(
@@ -22,11 +25,7 @@ export class RecentMessagesCache {
     load: () => Promise<StoredMessage[]>,
   ): Promise<StoredMessage[]> {
     let messages = this.#channels.get(channelId);
-    if (messages) {
-      // Re-inserting keeps the Map in least-recently-used order.
-      this.#channels.delete(channelId);
-      this.#channels.set(channelId, messages);
-    } else {
+    if (!messages) {
       const pending: StoredMessage[] = [];
       this.#pending.set(channelId, pending);
       try {
@@ -38,7 +37,7 @@ export class RecentMessagesCache {
       } finally {
         this.#pending.delete(channelId);
       }
-      this.#store(channelId, messages);
+      this.#channels.set(channelId, messages);
     }
     return messages.slice(-limit);
   }
@@ -47,17 +46,10 @@ export class RecentMessagesCache {
   add(message: StoredMessage): void {
     const channelId = message.channel_id;
     this.#pending.get(channelId)?.push(message);
-    const messages = this.#channels.get(channelId);
+    // Peeked: a write is not a use, so it does not keep a channel nobody reads.
+    const messages = this.#channels.peek(channelId);
     if (!messages) return;
     messages.push(message);
     if (messages.length > this.capacity) messages.shift();
-  }
-
-  #store(channelId: string, messages: StoredMessage[]) {
-    if (this.#channels.size >= this.maxChannels) {
-      const oldest = this.#channels.keys().next().value;
-      if (oldest !== undefined) this.#channels.delete(oldest);
-    }
-    this.#channels.set(channelId, messages);
   }
 }
