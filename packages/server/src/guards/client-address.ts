@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which peers are proxies whose `X-Forwarded-For` is believed: `false` none (the connection's address is the
@@ -9,12 +10,14 @@ import { BlockList, isIP } from 'node:net';
  */
 export type TrustProxy = boolean | readonly string[];
 
-/** An address without the IPv4-mapped prefix (`::ffff:1.2.3.4` is `1.2.3.4`); undefined when not an address. */
+/**
+ * An address in its one written form (RFC 5952 for IPv6; `::ffff:1.2.3.4` is `1.2.3.4`); undefined when not an
+ * address. Only the forms `net.isIP` takes count: ipaddr.js alone would also read `127.1` or hex octets.
+ */
 export function plainAddress(address: string | undefined): string | undefined {
   if (!address) return undefined;
   const bare = address.trim().replace(/^\[|\]$/g, '');
-  const plain = /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(bare) ? bare.slice(7) : bare;
-  return isIP(plain) === 0 ? undefined : plain.toLowerCase();
+  return isIP(bare) === 0 ? undefined : ipaddr.process(bare).toString();
 }
 
 /** Whether an address is a loopback one (127.0.0.0/8, ::1, or IPv4-mapped loopback). */
@@ -25,22 +28,6 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return plain === '::1';
 }
 
-/** The eight 16-bit groups of an IPv6 address. */
-function ipv6Groups(address: string): number[] {
-  const [head = '', tail] = address.split('::') as [string, string | undefined];
-  // A trailing dotted IPv4 (`::ffff:1.2.3.4`) is two groups.
-  const groupsOf = (text: string) =>
-    (text === '' ? [] : text.split(':')).flatMap((group) => {
-      if (!group.includes('.')) return [parseInt(group, 16)];
-      const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number);
-      return [(a << 8) | b, (c << 8) | d];
-    });
-  const left = groupsOf(head);
-  const right = tail === undefined ? [] : groupsOf(tail);
-  const fill = tail === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
-  return [...left, ...fill, ...right];
-}
-
 /**
  * The key one client's limits count against: an IPv4 address as is, an IPv6 address by its /64 (what one
  * household or one server is given, so one holder cannot spread over 2^64 addresses). Not an address: as given.
@@ -48,9 +35,12 @@ function ipv6Groups(address: string): number[] {
 export function addressGroup(address: string): string {
   const plain = plainAddress(address);
   if (!plain) return address;
-  if (isIP(plain) === 4) return plain;
-  const groups = ipv6Groups(plain).slice(0, 4);
-  return `${groups.map((group) => group.toString(16)).join(':')}::/64`;
+  const parsed = ipaddr.parse(plain);
+  if (parsed.kind() === 'ipv4') return plain;
+  return `${(parsed as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }
 
 /** Whether `address` (plain) is in `blocks`. */

@@ -56,7 +56,7 @@ export class TargetPolicy {
           throw new TargetRefusedError(`"${entry}" is not a CIDR range`);
         }
       } else if (ipaddr.isValid(stripBrackets(value))) {
-        const address = normalise(ipaddr.parse(stripBrackets(value)));
+        const address = ipaddr.process(stripBrackets(value));
         this.#ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
       } else {
         this.#hosts.add(value);
@@ -125,7 +125,7 @@ export class TargetPolicy {
     if (this.#hosts.has(host)) return true;
     let parsed: ipaddr.IPv4 | ipaddr.IPv6;
     try {
-      parsed = normalise(ipaddr.parse(address));
+      parsed = ipaddr.process(address);
     } catch {
       return false;
     }
@@ -137,13 +137,6 @@ export class TargetPolicy {
 
 function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
-/** An IPv4-mapped IPv6 address is judged as its IPv4 address. */
-function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (address as ipaddr.IPv6).toIPv4Address()
-    : address;
 }
 
 function sameKind(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv6): boolean {
