@@ -118,7 +118,7 @@ export type {
 export { agentPostSchema } from './schemas/agent-post';
 export type { AgentPost } from './schemas/agent-post';
 export { isReservedUuid, reservedUuid } from './ids/reserved-uuid';
-export { isUuid, UUID_PATTERN } from './ids/uuid';
+export { isUuid, UUID_PATTERN, uuidFromBytes } from './ids/uuid';
 export { isRecord } from './json/is-record';
 
 export { routeDefinitionSchema, routeTypeSchema } from './schemas/route';

@@ -3,7 +3,7 @@ import { isRecord } from '../json/is-record';
 import { errorCodeOf } from '../errors/codes';
 import { ParleyError } from '../errors/parley-error';
 import { toStorableText } from '../schemas/common';
-import { isUuid } from './uuid';
+import { isUuid, uuidFromBytes } from './uuid';
 
 describe('the small helpers plugins share', () => {
   it('isUuid takes the 8-4-4-4-12 hex form in either case, and nothing else', () => {
@@ -46,5 +46,21 @@ describe('the small helpers plugins share', () => {
     expect(errorCodeOf(new Error('x'))).toBeUndefined();
     expect(errorCodeOf('BAD_REQUEST')).toBeUndefined();
     expect(errorCodeOf(null)).toBeUndefined();
+  });
+});
+
+describe('uuidFromBytes', () => {
+  it('sets the version and variant bits and keeps the rest', () => {
+    const ones = new Uint8Array(20).fill(0xff);
+    expect(uuidFromBytes(ones, 8)).toBe('ffffffff-ffff-8fff-bfff-ffffffffffff');
+    expect(uuidFromBytes(new Uint8Array(16), 5)).toBe('00000000-0000-5000-8000-000000000000');
+    expect(
+      isUuid(
+        uuidFromBytes(
+          Uint8Array.from({ length: 32 }, (_, i) => i * 7),
+          8,
+        ),
+      ),
+    ).toBe(true);
   });
 });

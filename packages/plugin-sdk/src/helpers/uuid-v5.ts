@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { uuidFromBytes } from '@parley/core';
 
 /**
  * A name-based UUID (version 5, RFC 9562: SHA-1 of the namespace's bytes and the name): the same name in the
@@ -14,8 +15,5 @@ export function uuidV5(name: string, namespace: string): string {
     .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
     .update(name, 'utf8')
     .digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidFromBytes(hash, 5);
 }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ParleyError } from '@parley/core';
+import { ParleyError, uuidFromBytes } from '@parley/core';
 import type { IdempotencyClaim } from '../storage/idempotency-store';
 
 /** Where idempotency keeps what must outlive a process: the secret and each key's first request. */
@@ -81,7 +81,8 @@ export class Idempotency {
    */
   async claim(request: IdempotentRequest): Promise<{ id: string; replay: boolean }> {
     const secret = await this.#loadSecret();
-    const id = toUuid(hmac(secret, scopeOf(request)));
+    // Version 8: the version the server reserves for its own ids.
+    const id = uuidFromBytes(hmac(secret, scopeOf(request)), 8);
     const fingerprint = hmac(secret, canonicalJson(request.request)).toString('base64url');
     const claim = await this.#records.claim(id, fingerprint);
     if (claim === 'different') throw idempotencyConflict();
@@ -117,13 +118,6 @@ const scopeOf = (request: IdempotentRequest) =>
   ]);
 
 const hmac = (secret: Buffer, text: string) => createHmac('sha256', secret).update(text).digest();
-
-/** A version 8 UUID (the version the server reserves for its own ids) from the first 16 bytes of a hash. */
-function toUuid(hash: Buffer): string {
-  const hex = hash.subarray(0, 16).toString('hex');
-  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 /** JSON with object keys sorted, so that `{a, b}` and `{b, a}` are the same request; undefined members dropped. */
 export function canonicalJson(value: unknown): string {
