@@ -31,8 +31,7 @@ export interface ReplyTicket {
  */
 export class ReplyAdmission {
   readonly #limits: ReplyLimits;
-  readonly #byChannel = new Map<string, number>();
-  /** The places held per channel, by the order they were taken in. */
+  /** The places held per channel, in the order they were taken (their count is the channel's load). */
   readonly #held = new Map<string, Set<number>>();
   #taken = 0;
   #total = 0;
@@ -52,14 +51,14 @@ export class ReplyAdmission {
         },
       );
     }
-    if ((this.#byChannel.get(channelId) ?? 0) >= this.#limits.maxQueuedPerChannel) {
+    if ((this.#held.get(channelId)?.size ?? 0) >= this.#limits.maxQueuedPerChannel) {
       throw new ParleyError(
         'RATE_LIMITED',
         `This channel already has ${this.#limits.maxQueuedPerChannel} messages waiting for a reply; retry later`,
         { details: { retryAfterSeconds: 2 } },
       );
     }
-    this.#count(channelId, 1);
+    this.#total += 1;
     const place = (this.#taken += 1);
     let places = this.#held.get(channelId);
     if (!places) this.#held.set(channelId, (places = new Set()));
@@ -70,7 +69,7 @@ export class ReplyAdmission {
       release: () => {
         if (!held) return;
         held = false;
-        this.#count(channelId, -1);
+        this.#total -= 1;
         places.delete(place);
         if (places.size === 0 && this.#held.get(channelId) === places) this.#held.delete(channelId);
       },
@@ -81,18 +80,11 @@ export class ReplyAdmission {
 
   /** Whether a reply of `channelId` is waiting or running in this process. */
   busy(channelId: string): boolean {
-    return (this.#byChannel.get(channelId) ?? 0) > 0;
+    return this.#held.has(channelId);
   }
 
   /** Replies waiting or running, in all. */
   get pending(): number {
     return this.#total;
-  }
-
-  #count(channelId: string, delta: 1 | -1) {
-    this.#total += delta;
-    const count = (this.#byChannel.get(channelId) ?? 0) + delta;
-    if (count === 0) this.#byChannel.delete(channelId);
-    else this.#byChannel.set(channelId, count);
   }
 }
