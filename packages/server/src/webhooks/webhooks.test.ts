@@ -172,7 +172,14 @@ describe.each(await databaseKinds())('outbound webhooks on $name', ({ create, sk
         Array.from({ length: 5 }, () => [503, 503, 200]),
       );
 
-      const deliveries = await api.call('GET', `/api/webhooks/${id}/deliveries`);
+      // The receiver keeps a request before it answers; the server records the answer after it
+      // arrives, so the listing is read once every delivery has left 'pending'.
+      const deliveries = await until(
+        () => api.call('GET', `/api/webhooks/${id}/deliveries`),
+        (answer) =>
+          answer.status !== 200 ||
+          (answer.body.data as { status: string }[]).every((d) => d.status !== 'pending'),
+      );
       expect(deliveries.status).toBe(200);
       const listed = deliveries.body.data as {
         status: string;
