@@ -1,8 +1,7 @@
 import { appendCapped } from './append-capped';
 import { isPlainReply, parseActions } from './parse-actions';
-import type { StreamExtractor } from './stream-extractor';
-import { surrogateSafeCut } from './surrogates';
 import { scanForTag } from './tag-scan';
+import { TagStreamExtractor } from './tag-stream-extractor';
 
 type Field = 'thought' | 'actions' | 'text';
 
@@ -42,11 +41,9 @@ export interface ResponseStreamExtractorOptions {
  * extractor.push('lo!</text></response>'); // 'lo!'
  * extractor.actions; // ['REPLY']
  */
-export class ResponseStreamExtractor implements StreamExtractor {
+export class ResponseStreamExtractor extends TagStreamExtractor {
   readonly #maxFieldLength: number;
   #field: Field | undefined;
-  #held = '';
-  #done = false;
   #streaming = false;
   #thought: string | undefined;
   #rawActions: string | undefined;
@@ -55,15 +52,12 @@ export class ResponseStreamExtractor implements StreamExtractor {
 
   /** @throws RangeError when `maxFieldLength` is not a positive integer. */
   constructor(options: ResponseStreamExtractorOptions = {}) {
+    super();
     const maxFieldLength = options.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH;
     if (!Number.isSafeInteger(maxFieldLength) || maxFieldLength < 1) {
       throw new RangeError(`maxFieldLength must be a positive integer, got ${maxFieldLength}`);
     }
     this.#maxFieldLength = maxFieldLength;
-  }
-
-  get done(): boolean {
-    return this.#done;
   }
 
   /** The `<thought>` content so far; undefined until the tag opens. */
@@ -86,21 +80,13 @@ export class ResponseStreamExtractor implements StreamExtractor {
     return this.#streaming;
   }
 
-  /** Code units held back because they may start a tag or finish a surrogate pair. */
-  get bufferedLength(): number {
-    return this.#held.length;
-  }
-
-  push(chunk: string): string {
-    if (this.#done) return '';
-    let input = this.#held + chunk;
-    this.#held = '';
+  protected scan(input: string): string {
     let output = '';
-    while (!this.#done) {
+    while (!this.finished) {
       if (this.#field === undefined) {
         const opening = scanForTag(input, OPENING_TAG_LIST);
         if (opening.tag === undefined) {
-          this.#held = input.slice(opening.index);
+          this.held = input.slice(opening.index);
           break;
         }
         this.#open(OPENING_TAGS[opening.tag]!);
@@ -109,9 +95,7 @@ export class ResponseStreamExtractor implements StreamExtractor {
       }
       const closing = scanForTag(input, [`</${this.#field}>`]);
       if (closing.tag === undefined) {
-        const cut = surrogateSafeCut(input, closing.index);
-        this.#held = input.slice(cut);
-        output += this.#take(input.slice(0, cut));
+        output += this.#take(this.holdFrom(input, closing.index));
         break;
       }
       output += this.#take(input.slice(0, closing.index));
@@ -123,20 +107,19 @@ export class ResponseStreamExtractor implements StreamExtractor {
 
   flush(): string {
     if (this.#field === undefined) {
-      this.#held = '';
+      this.held = '';
       return '';
     }
     // The input ended inside a field: its held tail was never a closing tag, so it is content.
-    const rest = this.#take(this.#held);
-    this.#held = '';
+    const rest = this.#take(this.held);
+    this.held = '';
     if (this.#field === 'actions') this.#actions = parseActions(this.#rawActions ?? '');
     return rest;
   }
 
-  reset(): void {
+  override reset(): void {
+    super.reset();
     this.#field = undefined;
-    this.#held = '';
-    this.#done = false;
     this.#streaming = false;
     this.#thought = undefined;
     this.#rawActions = undefined;
@@ -174,7 +157,7 @@ export class ResponseStreamExtractor implements StreamExtractor {
 
   #close(): void {
     if (this.#field === 'actions') this.#actions = parseActions(this.#rawActions ?? '');
-    if (this.#field === 'text') this.#done = true;
+    if (this.#field === 'text') this.finished = true;
     this.#field = undefined;
   }
 }

@@ -1,7 +1,6 @@
-import type { StreamExtractor } from './stream-extractor';
-import { surrogateSafeCut } from './surrogates';
 import { scanForTag } from './tag-scan';
 import { assertTagName } from './tag-name';
+import { TagStreamExtractor } from './tag-stream-extractor';
 
 /**
  * Streams only the content of the first `<tag>…</tag>` and is done once the closing tag arrives. Tags are matched
@@ -15,37 +14,24 @@ import { assertTagName } from './tag-name';
  * extractor.push('wer>42</answer>'); // '42'
  * extractor.done; // true
  */
-export class XmlTagExtractor implements StreamExtractor {
+export class XmlTagExtractor extends TagStreamExtractor {
   readonly #open: string;
   readonly #close: string;
   #inside = false;
-  #done = false;
-  #held = '';
 
   /** @throws TypeError when `tag` is not a plain XML name. */
   constructor(tag: string) {
+    super();
     assertTagName(tag);
     this.#open = `<${tag}>`;
     this.#close = `</${tag}>`;
   }
 
-  get done(): boolean {
-    return this.#done;
-  }
-
-  /** Code units held back because they may start a tag or finish a surrogate pair. */
-  get bufferedLength(): number {
-    return this.#held.length;
-  }
-
-  push(chunk: string): string {
-    if (this.#done) return '';
-    let input = this.#held + chunk;
-    this.#held = '';
+  protected scan(input: string): string {
     if (!this.#inside) {
       const opening = scanForTag(input, [this.#open]);
       if (opening.tag === undefined) {
-        this.#held = input.slice(opening.index);
+        this.held = input.slice(opening.index);
         return '';
       }
       this.#inside = true;
@@ -53,24 +39,21 @@ export class XmlTagExtractor implements StreamExtractor {
     }
     const closing = scanForTag(input, [this.#close]);
     if (closing.tag !== undefined) {
-      this.#done = true;
+      this.finished = true;
       return input.slice(0, closing.index);
     }
-    const cut = surrogateSafeCut(input, closing.index);
-    this.#held = input.slice(cut);
-    return input.slice(0, cut);
+    return this.holdFrom(input, closing.index);
   }
 
   flush(): string {
     // Before the opening tag the held tail is markup, not content; inside, it was only ever a possible tag.
-    const rest = this.#inside && !this.#done ? this.#held : '';
-    this.#held = '';
+    const rest = this.#inside && !this.finished ? this.held : '';
+    this.held = '';
     return rest;
   }
 
-  reset(): void {
+  override reset(): void {
+    super.reset();
     this.#inside = false;
-    this.#done = false;
-    this.#held = '';
   }
 }

@@ -5,7 +5,7 @@ import { postgresUnavailableReason, createPostgresDatabase } from '../../test/da
 import { connectClient, joinRoom, nextEvent, type TestSocket } from '../../test/socket-client';
 import { parseSse } from '../../test/sse';
 import { startTestServer, type TestServer } from '../../test/test-server';
-import { createServer, type ParleyServer } from '../create-server';
+import { createServer, type ParleyServer, type ServerOptions } from '../create-server';
 import { createLogger } from '../logger';
 import { createOpenAICompatibleModel } from '../models';
 import {
@@ -54,6 +54,34 @@ async function slowUpstream(): Promise<SlowUpstream> {
     prompts,
     nextEnd: () => new Promise((resolve) => waiters.push(resolve)),
   };
+}
+
+/** The model of a test server, answering through `upstream`. */
+const slowModel = (upstream: SlowUpstream) =>
+  createOpenAICompatibleModel({ baseUrl: upstream.server.url, model: 'fake', timeoutMs: 60_000 });
+
+/**
+ * A server answering through a slow upstream for the tests of one `describe`: started before them, closed after
+ * them; the sockets a test keeps in `sockets` are disconnected after it.
+ */
+function slowServer(options: Omit<ServerOptions, 'model'> = {}) {
+  const context = {
+    upstream: undefined as unknown as SlowUpstream,
+    test: undefined as unknown as TestServer,
+    sockets: [] as TestSocket[],
+  };
+  beforeAll(async () => {
+    context.upstream = await slowUpstream();
+    context.test = await startTestServer({ model: slowModel(context.upstream), ...options });
+  });
+  afterEach(() => {
+    for (const socket of context.sockets.splice(0)) socket.disconnect();
+  });
+  afterAll(async () => {
+    await context.test?.[Symbol.asyncDispose]();
+    await context.upstream?.server.close();
+  });
+  return context;
 }
 
 const channelPath = (base: string, channelId: string) =>
@@ -111,41 +139,21 @@ async function historyOf(base: string, channelId: string) {
 }
 
 describe('cancelling a reply on one process', () => {
-  let upstream: SlowUpstream;
-  let test: TestServer;
-  const sockets: TestSocket[] = [];
-  beforeAll(async () => {
-    upstream = await slowUpstream();
-    test = await startTestServer({
-      model: createOpenAICompatibleModel({
-        baseUrl: upstream.server.url,
-        model: 'fake',
-        timeoutMs: 60_000,
-      }),
-      replyLimits: { maxQueuedPerChannel: 1 },
-    });
-  });
-  afterEach(() => {
-    for (const socket of sockets.splice(0)) socket.disconnect();
-  });
-  afterAll(async () => {
-    await test?.[Symbol.asyncDispose]();
-    await upstream?.server.close();
-  });
+  const shared = slowServer({ replyLimits: { maxQueuedPerChannel: 1 } });
 
   it('aborts the upstream request at once; the stream, the room and storage see it cancelled', async () => {
     const channelId = randomUUID();
-    const member = await connectClient(test.url, 'websocket');
-    sockets.push(member);
+    const member = await connectClient(shared.test.url, 'websocket');
+    shared.sockets.push(member);
     await joinRoom(member, channelId, 'watcher');
     const roomError = nextEvent(member, 'messageError');
-    const stream = openStream(test.url, channelId);
+    const stream = openStream(shared.test.url, channelId);
     const replyId = await stream.started;
     await stream.firstChunk;
 
-    const ended = upstream.nextEnd();
+    const ended = shared.upstream.nextEnd();
     const sentAt = Date.now();
-    const response = await cancel(test.url, replyId);
+    const response = await cancel(shared.test.url, replyId);
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({
       success: true,
@@ -165,31 +173,31 @@ describe('cancelling a reply on one process', () => {
     expect(await roomError).toMatchObject({ code: 'CANCELLED', channelId });
 
     // Nothing of the cancelled reply is stored: the history holds the user's message only.
-    const history = await historyOf(test.url, channelId);
+    const history = await historyOf(shared.test.url, channelId);
     expect(history.map((m) => m.source_type)).toEqual(['api']);
   });
 
   it('answers 409 for a reply already ended, 404 for an unknown one, 400 for a bad id', async () => {
     const channelId = randomUUID();
-    const stream = openStream(test.url, channelId);
+    const stream = openStream(shared.test.url, channelId);
     const replyId = await stream.started;
-    expect((await cancel(test.url, replyId)).status).toBe(202);
+    expect((await cancel(shared.test.url, replyId)).status).toBe(202);
     await stream.events;
-    const again = await cancel(test.url, replyId);
+    const again = await cancel(shared.test.url, replyId);
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: { code: 'CONFLICT' } });
-    expect((await cancel(test.url, randomUUID())).status).toBe(404);
-    expect((await cancel(test.url, 'not-a-uuid')).status).toBe(400);
+    expect((await cancel(shared.test.url, randomUUID())).status).toBe(404);
+    expect((await cancel(shared.test.url, 'not-a-uuid')).status).toBe(400);
     // A cross-site page (a foreign Origin) may not stop anyone's reply; the reply is untouched.
-    const stream2 = openStream(test.url, channelId);
+    const stream2 = openStream(shared.test.url, channelId);
     const running = await stream2.started;
-    const forged = await fetch(`${test.url}/api/messaging/replies/${running}/cancel`, {
+    const forged = await fetch(`${shared.test.url}/api/messaging/replies/${running}/cancel`, {
       method: 'POST',
       headers: { origin: 'https://evil.example' },
     });
     expect(forged.status).toBe(403);
     // A plain POST without a body or Content-Type (curl -X POST) is a cancel.
-    const plain = await fetch(`${test.url}/api/messaging/replies/${running}/cancel`, {
+    const plain = await fetch(`${shared.test.url}/api/messaging/replies/${running}/cancel`, {
       method: 'POST',
     });
     expect(plain.status).toBe(202);
@@ -198,10 +206,10 @@ describe('cancelling a reply on one process', () => {
 
   it('cancels released together: exactly one is 202, the others 409', async () => {
     const channelId = randomUUID();
-    const stream = openStream(test.url, channelId);
+    const stream = openStream(shared.test.url, channelId);
     const replyId = await stream.started;
     const statuses = (
-      await Promise.all(Array.from({ length: 12 }, () => cancel(test.url, replyId)))
+      await Promise.all(Array.from({ length: 12 }, () => cancel(shared.test.url, replyId)))
     ).map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(11);
@@ -210,29 +218,31 @@ describe('cancelling a reply on one process', () => {
 
   it('a cancel storm stalls nothing: every cancel gets a 4xx, a probe is served during and after', async () => {
     const channelId = randomUUID();
-    const stream = openStream(test.url, channelId);
+    const stream = openStream(shared.test.url, channelId);
     const replyId = await stream.started;
     const storm = Promise.all(
-      Array.from({ length: 150 }, (_, i) => cancel(test.url, i % 3 === 0 ? replyId : randomUUID())),
+      Array.from({ length: 150 }, (_, i) =>
+        cancel(shared.test.url, i % 3 === 0 ? replyId : randomUUID()),
+      ),
     );
-    const during = await fetch(`${test.url}/api/server/health`);
+    const during = await fetch(`${shared.test.url}/api/server/health`);
     const statuses = (await storm).map((r) => r.status);
     expect(during.status).toBe(200);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(statuses.every((s) => [202, 404, 409, 429].includes(s))).toBe(true);
-    expect((await fetch(`${test.url}/api/server/health`)).status).toBe(200);
+    expect((await fetch(`${shared.test.url}/api/server/health`)).status).toBe(200);
     expect((await stream.events).events.at(-1)!.data).toMatchObject({ code: 'CANCELLED' });
   });
 
   it('a sync request whose reply is cancelled answers 409 CANCELLED', async () => {
     const channelId = randomUUID();
-    const member = await connectClient(test.url, 'websocket');
-    sockets.push(member);
+    const member = await connectClient(shared.test.url, 'websocket');
+    shared.sockets.push(member);
     await joinRoom(member, channelId, 'watcher');
     const started = nextEvent(member, 'messageStreamChunk');
-    const sync = post(test.url, channelId, { text: 'hi', mode: 'sync' });
+    const sync = post(shared.test.url, channelId, { text: 'hi', mode: 'sync' });
     const { messageId: replyId } = await started;
-    expect((await cancel(test.url, replyId)).status).toBe(202);
+    expect((await cancel(shared.test.url, replyId)).status).toBe(202);
     const response = await sync;
     expect(response.status).toBe(409);
     expect(await response.json()).toMatchObject({
@@ -243,27 +253,27 @@ describe('cancelling a reply on one process', () => {
 
   it('frees the channel queue at once: the next message is admitted and answered', async () => {
     const channelId = randomUUID();
-    const first = openStream(test.url, channelId);
+    const first = openStream(shared.test.url, channelId);
     const replyId = await first.started;
     await first.firstChunk;
     // One reply per channel in this server: a second message is refused while the first runs.
-    expect((await post(test.url, channelId, { text: 'more' })).status).toBe(429);
-    const requestsBefore = upstream.server.requests;
-    expect((await cancel(test.url, replyId)).status).toBe(202);
-    const next = openStream(test.url, channelId, { text: 'next one' });
+    expect((await post(shared.test.url, channelId, { text: 'more' })).status).toBe(429);
+    const requestsBefore = shared.upstream.server.requests;
+    expect((await cancel(shared.test.url, replyId)).status).toBe(202);
+    const next = openStream(shared.test.url, channelId, { text: 'next one' });
     await next.firstChunk;
-    expect(upstream.server.requests).toBe(requestsBefore + 1);
-    expect((await cancel(test.url, await next.started)).status).toBe(202);
+    expect(shared.upstream.server.requests).toBe(requestsBefore + 1);
+    expect((await cancel(shared.test.url, await next.started)).status).toBe(202);
     await Promise.all([first.events, next.events]);
   });
 
   it('the socket cancels in a room it joined; any other connection is refused', async () => {
     const channelId = randomUUID();
-    const stream = openStream(test.url, channelId);
+    const stream = openStream(shared.test.url, channelId);
     const replyId = await stream.started;
-    const stranger = await connectClient(test.url, 'websocket');
-    const member = await connectClient(test.url, 'polling');
-    sockets.push(stranger, member);
+    const stranger = await connectClient(shared.test.url, 'websocket');
+    const member = await connectClient(shared.test.url, 'polling');
+    shared.sockets.push(stranger, member);
     const refused: SocketAck = await stranger.emitWithAck('cancelReply', {
       roomId: channelId,
       replyId,
@@ -285,96 +295,84 @@ describe('cancelling a reply on one process', () => {
 });
 
 describe('ifBusy while a reply to the channel runs', () => {
-  let upstream: SlowUpstream;
-  let test: TestServer;
-  const sockets: TestSocket[] = [];
-  beforeAll(async () => {
-    upstream = await slowUpstream();
-    test = await startTestServer({
-      model: createOpenAICompatibleModel({
-        baseUrl: upstream.server.url,
-        model: 'fake',
-        timeoutMs: 60_000,
-      }),
-    });
-  });
-  afterEach(() => {
-    for (const socket of sockets.splice(0)) socket.disconnect();
-  });
-  afterAll(async () => {
-    await test?.[Symbol.asyncDispose]();
-    await upstream?.server.close();
-  });
+  const shared = slowServer();
 
   for (const mode of ['websocket', 'stream', 'sync'] as const) {
     it(`reject (${mode}): 409 CHANNEL_BUSY, nothing stored, the running reply goes on`, async () => {
       const channelId = randomUUID();
-      const running = openStream(test.url, channelId);
+      const running = openStream(shared.test.url, channelId);
       const replyId = await running.started;
-      const response = await post(test.url, channelId, { text: 'second', mode, ifBusy: 'reject' });
+      const response = await post(shared.test.url, channelId, {
+        text: 'second',
+        mode,
+        ifBusy: 'reject',
+      });
       expect(response.status).toBe(409);
       expect(await response.json()).toMatchObject({ error: { code: 'CHANNEL_BUSY' } });
-      expect((await historyOf(test.url, channelId)).map((m) => m.content)).toEqual([
+      expect((await historyOf(shared.test.url, channelId)).map((m) => m.content)).toEqual([
         'tell me a story',
       ]);
-      expect((await cancel(test.url, replyId)).status).toBe(202);
+      expect((await cancel(shared.test.url, replyId)).status).toBe(202);
       await running.events;
       // Idle again: the same message is taken.
-      const idle = await post(test.url, channelId, {
+      const idle = await post(shared.test.url, channelId, {
         text: 'second',
         mode: 'websocket',
         ifBusy: 'reject',
       });
       expect(idle.status).toBe(202);
       const { replyId: idleReply } = (await idle.json()) as { replyId: string };
-      expect((await cancel(test.url, idleReply)).status).toBe(202);
+      expect((await cancel(shared.test.url, idleReply)).status).toBe(202);
     });
 
     it(`interrupt (${mode}): the running reply ends CANCELLED; the new one sees both messages`, async () => {
       const channelId = randomUUID();
-      const running = openStream(test.url, channelId, { text: `first ${mode}` });
+      const running = openStream(shared.test.url, channelId, { text: `first ${mode}` });
       await running.started;
       await running.firstChunk;
-      const promptsBefore = upstream.prompts.length;
+      const promptsBefore = shared.upstream.prompts.length;
       const second =
         mode === 'stream'
-          ? openStream(test.url, channelId, { text: `second ${mode}`, ifBusy: 'interrupt' })
+          ? openStream(shared.test.url, channelId, { text: `second ${mode}`, ifBusy: 'interrupt' })
           : undefined;
       const response =
         mode === 'stream'
           ? undefined
-          : post(test.url, channelId, { text: `second ${mode}`, mode, ifBusy: 'interrupt' });
+          : post(shared.test.url, channelId, { text: `second ${mode}`, mode, ifBusy: 'interrupt' });
       expect((await running.events).events.at(-1)!.data).toMatchObject({ code: 'CANCELLED' });
       // The new reply's model request carries both user messages.
-      await expect.poll(() => upstream.prompts.length).toBeGreaterThan(promptsBefore);
-      const prompt = JSON.stringify(upstream.prompts.at(-1));
+      await expect.poll(() => shared.upstream.prompts.length).toBeGreaterThan(promptsBefore);
+      const prompt = JSON.stringify(shared.upstream.prompts.at(-1));
       expect(prompt).toContain(`first ${mode}`);
       expect(prompt).toContain(`second ${mode}`);
       const newReply = second ? await second.started : undefined;
       if (mode === 'websocket') {
         const body = (await (await response!).json()) as { replyId: string };
-        expect((await cancel(test.url, body.replyId)).status).toBe(202);
+        expect((await cancel(shared.test.url, body.replyId)).status).toBe(202);
       } else if (mode === 'stream') {
-        expect((await cancel(test.url, newReply!)).status).toBe(202);
+        expect((await cancel(shared.test.url, newReply!)).status).toBe(202);
         await second!.events;
       } else {
         // sync waits for the reply: interrupt it in turn, and it answers CANCELLED.
-        const third = await post(test.url, channelId, { text: 'third', ifBusy: 'interrupt' });
+        const third = await post(shared.test.url, channelId, {
+          text: 'third',
+          ifBusy: 'interrupt',
+        });
         expect(third.status).toBe(202);
         expect(await (await response!).json()).toMatchObject({
           error: { code: 'CANCELLED' },
         });
-        await cancel(test.url, ((await third.json()) as { replyId: string }).replyId);
+        await cancel(shared.test.url, ((await third.json()) as { replyId: string }).replyId);
       }
     });
   }
 
   it('socket: reject answers CHANNEL_BUSY in the ack; interrupt cancels the running reply', async () => {
     const channelId = randomUUID();
-    const socket = await connectClient(test.url, 'websocket');
-    sockets.push(socket);
+    const socket = await connectClient(shared.test.url, 'websocket');
+    shared.sockets.push(socket);
     await joinRoom(socket, channelId, 'user-1');
-    const running = openStream(test.url, channelId);
+    const running = openStream(shared.test.url, channelId);
     await running.started;
     const send = (message: string, ifBusy: string) =>
       socket.emitWithAck('message', {
@@ -395,17 +393,13 @@ describe('ifBusy while a reply to the channel runs', () => {
     expect(await send('instead', 'interrupt')).toMatchObject({ status: 'ok' });
     expect((await running.events).events.at(-1)!.data).toMatchObject({ code: 'CANCELLED' });
     const { messageId } = await chunk;
-    await cancel(test.url, messageId);
+    await cancel(shared.test.url, messageId);
   });
 
   it("an agent's character sets the default", async () => {
     const agentUpstream = await slowUpstream();
     await using strict = await startTestServer({
-      model: createOpenAICompatibleModel({
-        baseUrl: agentUpstream.server.url,
-        model: 'fake',
-        timeoutMs: 60_000,
-      }),
+      model: slowModel(agentUpstream),
       characters: [{ name: 'Strict', ifBusy: 'reject' } as never],
     });
     try {
@@ -438,11 +432,7 @@ describe.skipIf(await postgresUnavailableReason())(
           port: 0,
           logger: createLogger('silent'),
           env: {},
-          model: createOpenAICompatibleModel({
-            baseUrl: upstream.server.url,
-            model: 'fake',
-            timeoutMs: 60_000,
-          }),
+          model: slowModel(upstream),
           database: database.location,
         }),
       );
