@@ -5,14 +5,9 @@
  */
 export { apiDocsRoutes, ASYNCAPI_PATH, OPENAPI_PATH } from './api-docs-routes';
 export type { ApiDocsRoutesOptions } from './api-docs-routes';
-export { createOpenApiDocument } from './openapi/create-openapi-document';
-export type { OpenApiDocument, OpenApiDocumentOptions } from './openapi/create-openapi-document';
+export * from './openapi/create-openapi-document';
 export { BUILT_IN_OPERATIONS } from './openapi/built-in-operations';
 export type { DocumentedOperation } from './openapi/built-in-operations';
 export { DOCS_PATH } from './docs-page';
 export type { DocumentedPluginRoute } from './openapi/plugin-operations';
-export { createAsyncApiDocument } from './asyncapi/create-asyncapi-document';
-export type {
-  AsyncApiDocument,
-  AsyncApiDocumentOptions,
-} from './asyncapi/create-asyncapi-document';
+export * from './asyncapi/create-asyncapi-document';
