@@ -6,6 +6,7 @@
 export * from './constants';
 export * from './socket/message-type';
 export * from './socket/events';
+export * from './socket/event-schemas';
 export * from './schemas/common';
 export * from './schemas/agent-message';
 export * from './schemas/channel-message';

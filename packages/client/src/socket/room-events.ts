@@ -1,26 +1,13 @@
-import {
-  type ServerToClientEvents,
-  controlMessageSchema,
-  messageBroadcastSchema,
-  messageCompleteSchema,
-  messageErrorSchema,
-  messageStreamChunkSchema,
-  presenceEventSchema,
-  userTypingSchema,
-} from '@parley/core';
+import { SERVER_EVENT_SCHEMAS, type ServerToClientEvents } from '@parley/core';
 import type { z } from 'zod';
 
-/** Server events that belong to a room, each with the core schema its payload is checked against. */
-export const ROOM_EVENT_SCHEMAS = {
-  messageBroadcast: messageBroadcastSchema,
-  messageStreamChunk: messageStreamChunkSchema,
-  messageComplete: messageCompleteSchema,
-  messageError: messageErrorSchema,
-  userJoined: presenceEventSchema,
-  userLeft: presenceEventSchema,
-  userTyping: userTypingSchema,
-  controlMessage: controlMessageSchema,
-} as const satisfies Record<string, z.ZodType<{ roomId?: string | undefined }>>;
+const { connection_established: _connection, ...roomEvents } = SERVER_EVENT_SCHEMAS;
+
+/** Server events that belong to a room (all but `connection_established`), each with its core schema. */
+export const ROOM_EVENT_SCHEMAS = roomEvents satisfies Record<
+  string,
+  z.ZodType<{ roomId?: string | undefined }>
+>;
 
 /** The name of a server event a client receives for the rooms it joined. */
 export type RoomEventName = keyof typeof ROOM_EVENT_SCHEMAS;

@@ -1,4 +1,9 @@
-import { API_KEY_HEADER, SOCKET_MESSAGE_TYPE, socketAckSchema } from '@parley/core';
+import {
+  API_KEY_HEADER,
+  SERVER_EVENT_SCHEMAS,
+  SOCKET_MESSAGE_TYPE,
+  socketAckSchema,
+} from '@parley/core';
 import { z } from 'zod';
 import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
 import { SERVER_PACKAGE_VERSION } from '../package-version';
@@ -65,9 +70,10 @@ export function createAsyncApiDocument(options: AsyncApiDocumentOptions = {}): A
   const received: DocumentedSocketEvent[] = Object.entries(CLIENT_EVENTS).flatMap(
     ([event, variants]) => variants.map((variant) => ({ event, ...variant })),
   );
-  const sent: DocumentedSocketEvent[] = Object.entries(SERVER_EVENTS).map(([event, described]) => ({
+  const sent: DocumentedSocketEvent[] = Object.entries(SERVER_EVENTS).map(([event, summary]) => ({
     event,
-    ...described,
+    summary,
+    payload: SERVER_EVENT_SCHEMAS[event as keyof typeof SERVER_EVENTS],
   }));
 
   const messages: Record<string, Record<string, unknown>> = {

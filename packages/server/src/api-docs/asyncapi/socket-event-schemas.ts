@@ -1,17 +1,9 @@
 import {
   SOCKET_MESSAGE_TYPE,
-  connectionEstablishedSchema,
-  controlMessageSchema,
-  messageBroadcastSchema,
-  messageCompleteSchema,
-  messageErrorSchema,
-  messageStreamChunkSchema,
-  presenceEventSchema,
   cancelReplyPayloadSchema,
   roomJoiningPayloadSchema,
   sendMessagePayloadSchema,
   typingPayloadSchema,
-  userTypingSchema,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from '@parley/core';
@@ -30,47 +22,23 @@ export interface DocumentedSocketEvent {
 }
 
 /**
- * Every event the server emits, keyed by name. `satisfies` against the core event map makes a new event in
- * `ServerToClientEvents` a type error here until it is documented, and a stale entry one too.
+ * What each event the server emits means, by name (its payload schema is core's `SERVER_EVENT_SCHEMAS`).
+ * `satisfies` against the core event map makes a new event a type error here until it is documented.
  */
 export const SERVER_EVENTS = {
-  connection_established: {
-    summary: 'The connection is accepted.',
-    payload: connectionEstablishedSchema,
-  },
-  messageBroadcast: {
-    summary:
-      'A stored message (user or agent) delivered to a room. Clients keep those whose roomId or channelId is their room.',
-    payload: messageBroadcastSchema,
-  },
-  messageStreamChunk: {
-    summary:
-      "One live piece of an agent reply; messageId is the id the reply's final messageBroadcast carries.",
-    payload: messageStreamChunkSchema,
-  },
-  messageComplete: {
-    summary: 'Processing of a message ended, with or without a reply.',
-    payload: messageCompleteSchema,
-  },
-  messageError: {
-    summary:
-      'A message failed: a model failure (to the room), or a bad event sent without an acknowledgment callback.',
-    payload: messageErrorSchema,
-  },
-  controlMessage: {
-    summary: 'Asks the clients of a room to enable or disable their input.',
-    payload: controlMessageSchema,
-  },
-  userJoined: { summary: 'Another client joined the room.', payload: presenceEventSchema },
-  userLeft: {
-    summary: 'A client left the room (leaveRoom or disconnect).',
-    payload: presenceEventSchema,
-  },
-  userTyping: {
-    summary: 'Typing indicator of another member of the room.',
-    payload: userTypingSchema,
-  },
-} satisfies Record<keyof ServerToClientEvents, Omit<DocumentedSocketEvent, 'event'>>;
+  connection_established: 'The connection is accepted.',
+  messageBroadcast:
+    'A stored message (user or agent) delivered to a room. Clients keep those whose roomId or channelId is their room.',
+  messageStreamChunk:
+    "One live piece of an agent reply; messageId is the id the reply's final messageBroadcast carries.",
+  messageComplete: 'Processing of a message ended, with or without a reply.',
+  messageError:
+    'A message failed: a model failure (to the room), or a bad event sent without an acknowledgment callback.',
+  controlMessage: 'Asks the clients of a room to enable or disable their input.',
+  userJoined: 'Another client joined the room.',
+  userLeft: 'A client left the room (leaveRoom or disconnect).',
+  userTyping: 'Typing indicator of another member of the room.',
+} satisfies Record<keyof ServerToClientEvents, string>;
 
 /**
  * Every event a client sends, by event name; `message` is one event per SOCKET_MESSAGE_TYPE a client may

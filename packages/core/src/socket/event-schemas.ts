@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import {
+  connectionEstablishedSchema,
+  controlMessageSchema,
+  messageBroadcastSchema,
+  messageCompleteSchema,
+  messageErrorSchema,
+  messageStreamChunkSchema,
+  presenceEventSchema,
+  userTypingSchema,
+} from '../schemas/socket-payloads';
+import type { ServerToClientEvents } from './events';
+
+/**
+ * The schema of each event the server emits, by name: what a client checks a payload against and what the
+ * AsyncAPI document describes. A new event in {@link ServerToClientEvents} is a type error here until it has one.
+ */
+export const SERVER_EVENT_SCHEMAS = {
+  connection_established: connectionEstablishedSchema,
+  messageBroadcast: messageBroadcastSchema,
+  messageStreamChunk: messageStreamChunkSchema,
+  messageComplete: messageCompleteSchema,
+  messageError: messageErrorSchema,
+  controlMessage: controlMessageSchema,
+  userJoined: presenceEventSchema,
+  userLeft: presenceEventSchema,
+  userTyping: userTypingSchema,
+} as const satisfies Record<keyof ServerToClientEvents, z.ZodType>;
