@@ -1,7 +1,7 @@
 import { ParleyClientError, connectSocket, createParleyClient } from '@parley/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextEvent } from './events';
-import { type TestServer, startServer } from './start-server';
+import { type TestServer, startServer } from '../support/start-server';
 
 const token = 'integration-secret';
 let running: TestServer;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ChannelStreamEvent, ParleyClientError, createParleyClient } from '@parley/client';
 import { type AgentRuntime, submitAgentMessage } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startServer } from './start-server';
+import { type TestServer, startServer } from '../support/start-server';
 
 let running: TestServer;
 let client: ReturnType<typeof createParleyClient>;

@@ -6,7 +6,7 @@ import { type ConnectionState, connectSocket, createParleyClient } from '@parley
 import type { MessageBroadcast } from '@parley/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextEvent } from './events';
-import { type TestServer, startServer } from './start-server';
+import { type TestServer, startServer } from '../support/start-server';
 
 let dataDir: string;
 const servers: TestServer[] = [];

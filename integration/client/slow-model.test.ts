@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ParleyClientError, createParleyClient } from '@parley/client';
 import type { ModelProvider, ModelRequest } from '@parley/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startServer } from './start-server';
+import { type TestServer, startServer } from '../support/start-server';
 
 /**
  * A model that starts a reply and then waits until its request is aborted, as a stuck upstream would. Each

@@ -9,7 +9,7 @@ import type { MessageBroadcast } from '@parley/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collect, nextEvent } from './events';
 import { slowModel } from './slow-eliza';
-import { type TestServer, startServer } from './start-server';
+import { type TestServer, startServer } from '../support/start-server';
 
 let running: TestServer;
 const sockets: ParleySocket[] = [];

@@ -3,22 +3,19 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createLogger, createServer } from '@parley/server';
+import { createLogger, createServer, type ParleyServer } from '@parley/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 const FLOOD = fileURLToPath(new URL('./connection-flood.mjs', import.meta.url));
 
 // A real server with its connection limits: what the HTTP port and the socket transport share.
-let server: ReturnType<typeof createServer>;
+let server: ParleyServer;
 let port: number;
 const held: Socket[] = [];
 
 beforeAll(async () => {
-  server = createServer({
-    port: 0,
-    logger: createLogger('silent'),
-    env: {},
-    database: { kind: 'pglite', dataDir: 'memory' },
+  ({ server, port } = await startServer({
     connections: {
       headersTimeoutMs: 500,
       requestTimeoutMs: 1_000,
@@ -27,8 +24,7 @@ beforeAll(async () => {
       // Every connection in this test is loopback: count them as a remote attacker's would be.
       limitLoopback: true,
     },
-  });
-  ({ port } = await server.start());
+  }));
 });
 afterAll(async () => {
   for (const socket of held.splice(0)) socket.destroy();

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type AgentRuntime, definePlugin, defineRoute } from '@parley/plugin-sdk';
-import { createLogger, createServer } from '@parley/server';
+import { type ParleyServer } from '@parley/server';
 import fc from 'fast-check';
 import { type Socket, io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 // Every REST endpoint and socket event, fed strings with NUL and lone surrogates, deep nesting and extreme
 // dates: the answer is a 2xx or a 4xx, never a 5xx, and the socket never acknowledges INTERNAL.
@@ -149,20 +150,15 @@ function fuzzPlugin() {
   });
 }
 
-let server: ReturnType<typeof createServer>;
+let server: ParleyServer;
 let url: string;
 const fiveHundreds: string[] = [];
 
 beforeAll(async () => {
-  server = createServer({
-    port: 0,
-    logger: createLogger('silent'),
-    env: {},
-    database: { kind: 'pglite', dataDir: 'memory' },
+  ({ server, url } = await startServer({
     plugins: [fuzzPlugin()],
     syncTimeoutMs: 10_000,
-  });
-  ({ url } = await server.start());
+  }));
 });
 afterAll(() => server?.stop());
 

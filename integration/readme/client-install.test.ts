@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import { type ParleyServer } from '@parley/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 /**
  * The client README's "Before the packages are published" commands, run as written (the tarball folder moved
@@ -23,13 +24,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'parley-client-install-'));
-  server = createServer({
-    port: 0,
-    logger: createLogger('silent'),
-    env: {},
-    database: { kind: 'pglite', dataDir: 'memory' },
-  });
-  baseUrl = (await server.start()).url;
+  ({ server, url: baseUrl } = await startServer());
 });
 afterAll(async () => {
   await server.stop();

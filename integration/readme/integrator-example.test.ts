@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageBroadcast } from '@parley/core';
 import { connectSocket, createParleyClient } from '@parley/client';
-import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import { type ParleyServer } from '@parley/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 /** The root README's integrator example, run as written against a live server. */
 let server: ParleyServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = createServer({
-    port: 0,
-    logger: createLogger('silent'),
-    env: {},
-    database: { kind: 'pglite', dataDir: 'memory' },
-  });
-  baseUrl = (await server.start()).url;
+  ({ server, url: baseUrl } = await startServer());
 });
 afterAll(async () => {
   await server.stop();

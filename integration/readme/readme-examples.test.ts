@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Plugin } from '@parley/plugin-sdk';
 import { createLogger, createServer, type ParleyServer } from '@parley/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 /** The root README's examples, taken from the README itself and run as written against a live server. */
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -24,13 +25,7 @@ describe('README: for integrators', () => {
   let server: ParleyServer;
   let baseUrl: string;
   beforeAll(async () => {
-    server = createServer({
-      port: 0,
-      logger: createLogger('silent'),
-      env: {},
-      database: { kind: 'pglite', dataDir: 'memory' },
-    });
-    baseUrl = (await server.start()).url;
+    ({ server, url: baseUrl } = await startServer());
   });
   afterAll(() => server.stop());
 

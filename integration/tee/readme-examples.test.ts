@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createLogger, createServer, parseTeeConfig, type ParleyServer } from '@parley/server';
+import { parseTeeConfig, type ParleyServer } from '@parley/server';
 import {
   createTeeClient,
   parseDcapQvlCollateral,
@@ -10,6 +10,7 @@ import {
   verifyQuote,
 } from '@parley/tee';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer } from '../support/start-server';
 
 /** @parley/tee's README examples, run as written (the fixture paths are the package's). */
 const teePackage = fileURLToPath(new URL('../../packages/tee/', import.meta.url));
@@ -18,13 +19,9 @@ let server: ParleyServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = createServer({
-    port: 0,
-    logger: createLogger('silent'),
+  ({ server, url: baseUrl } = await startServer({
     tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'readme example salt' }),
-    database: { kind: 'pglite', dataDir: 'memory' },
-  });
-  baseUrl = (await server.start()).url;
+  }));
 });
 afterAll(async () => {
   await server.stop();

@@ -1,31 +1,27 @@
 import { SOCKET_MESSAGE_TYPE } from '@parley/core';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ParleyServer } from '../../create-server';
-import { createLogger } from '../../logger';
+import { startTestServer, type TestServer } from '../../../test/test-server';
+import type { ParleyServer } from '../../create-server';
 import { createAsyncApiDocument } from './create-asyncapi-document';
 import { documentedEvents } from './documented-events';
 
 const document = createAsyncApiDocument();
 
 describe('the AsyncAPI document against a real server', () => {
+  let test: TestServer;
   let server: ParleyServer;
   let url: string;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    server = createServer({
-      port: 0,
-      logger: createLogger('silent'),
-      env: {},
-      database: { kind: 'pglite', dataDir: 'memory' },
-    });
-    ({ url } = await server.start());
+    test = await startTestServer();
+    ({ server, url } = test);
   });
 
   afterAll(async () => {
     for (const socket of sockets) socket.close();
-    await server?.stop();
+    await test?.[Symbol.asyncDispose]();
   });
 
   it('receives every event the server listens for', async () => {
