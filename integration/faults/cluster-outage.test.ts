@@ -5,7 +5,7 @@ import {
   type ClusterNode,
   POSTGRES_ADMIN_URL,
   createRunDatabase,
-  postgresUnavailable,
+  skipWithoutPostgres,
   startCluster,
 } from '../scale/cluster';
 import { postToChannel, submit } from '../scale/rest';
@@ -17,12 +17,7 @@ import { type TcpProxy, startTcpProxy } from './tcp-proxy';
  * ten seconds in the middle of traffic: each process must survive it and serve again, across processes, once
  * the database is back.
  */
-const unavailable = await postgresUnavailable();
-if (unavailable) {
-  // Printed on purpose: a silent skip would hide an untested promise.
-  // eslint-disable-next-line no-console
-  console.warn(`skipping the cluster outage test: ${unavailable}`);
-}
+const unavailable = await skipWithoutPostgres('the cluster outage test');
 
 describe.skipIf(unavailable)(
   'a three-process cluster when PostgreSQL goes away mid-traffic',

@@ -48,6 +48,17 @@ export async function postgresUnavailable(): Promise<string | undefined> {
   }
 }
 
+/**
+ * Why the tests of `what` cannot run here (PostgreSQL does not answer), said aloud: a silent skip would hide
+ * an untested promise. Undefined when they can.
+ */
+export async function skipWithoutPostgres(what: string): Promise<string | undefined> {
+  const reason = await postgresUnavailable();
+  // eslint-disable-next-line no-console
+  if (reason) console.warn(`skipping ${what}: ${reason}`);
+  return reason;
+}
+
 /** One server process of the cluster. */
 export interface ClusterNode {
   readonly url: string;

@@ -7,17 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClusterNode,
   createRunDatabase,
-  postgresUnavailable,
+  skipWithoutPostgres,
   startCluster,
 } from '../scale/cluster';
 import { postToChannel } from '../scale/rest';
 
-const unavailable = await postgresUnavailable();
-if (unavailable) {
-  // Printed on purpose: a silent skip would hide an untested promise.
-  // eslint-disable-next-line no-console
-  console.warn(`skipping the webhook cluster test: ${unavailable}`);
-}
+const unavailable = await skipWithoutPostgres('the webhook cluster test');
 
 /**
  * Three server processes on one PostgreSQL database, configured by settings alone, each polling for due
