@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, createServer } from '@parley/server';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinAs } from '../scale/clients';
+import { joinAs, within } from '../scale/clients';
 import { postToChannel } from '../scale/rest';
 import { type TcpProxy, startTcpProxy } from './tcp-proxy';
 
@@ -160,6 +160,38 @@ describe.skipIf(!reachable)('the database goes away and comes back', () => {
     await proxy.restore();
     for (const url of urls) {
       await expect.poll(async () => (await submit(url)).status, { timeout: 20_000 }).toBe(201);
+    }
+    await expect.poll(listeningConnections, { timeout: 30_000 }).toBe(4);
+    await acrossServers(randomUUID());
+  }, 90_000);
+
+  it('members of one process hear each other at once while the database does not answer', async () => {
+    const roomId = randomUUID();
+    const [typist, listener] = [
+      await joinAs(urls[0]!, 'websocket', roomId, 'typist'),
+      await joinAs(urls[0]!, 'websocket', roomId, 'listener'),
+    ];
+    try {
+      proxy.blackhole();
+      // socket.io hands a room event to the process's own members once its publish to the other processes
+      // settles: published one at a time against a silent database, each would wait for the 3 s query
+      // deadline (five: 15 s). Published from a queue, the other processes' copies wait, these do not.
+      const heard: boolean[] = [];
+      const all = new Promise<void>((resolve) => {
+        listener.socket.on('userTyping', (typing) => {
+          heard.push(typing.isTyping);
+          if (heard.length === 5) resolve();
+        });
+      });
+      for (let i = 0; i < 5; i += 1) {
+        typist.socket.emit('typing', { roomId, userId: 'typist', isTyping: i % 2 === 0 });
+      }
+      await within(all, 'five typing events before the first publish could time out', 3000);
+      expect(heard).toEqual([true, false, true, false, true]);
+    } finally {
+      typist.close();
+      listener.close();
+      await proxy.restore();
     }
     await expect.poll(listeningConnections, { timeout: 30_000 }).toBe(4);
     await acrossServers(randomUUID());

@@ -2,10 +2,11 @@ import { createAdapter } from '@socket.io/postgres-adapter';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Namespace } from 'socket.io';
-import type { Adapter } from 'socket.io-adapter';
 import { endPool, guardPool, poolDeadlines } from '../storage/pg-pool-guard';
 import { type ClusterAdapter, logClusterError, releasingOnClose } from './create-adapter-shared';
 
+/** The NOTIFY channel of a namespace is this prefix, `#`, and the namespace's name. */
+const CHANNEL_PREFIX = 'socket.io';
 /** The table `@socket.io/postgres-adapter` keeps payloads in that do not fit a NOTIFY (8,000 bytes). */
 const ATTACHMENTS_TABLE = 'socket_io_attachments';
 
@@ -16,8 +17,10 @@ const ATTACHMENTS_TABLE = 'socket_io_attachments';
  * The library keeps no order between events: two NOTIFYs on two pooled connections commit in either order,
  * and a payload too large for a NOTIFY goes through a table and is read back while smaller ones behind it
  * are delivered at once, so a long reply's `messageBroadcast` could reach other processes after its
- * `messageComplete`. Two small shims restore the order events were emitted in: each adapter publishes one
- * event at a time, and each listening connection hands notifications over one at a time.
+ * `messageComplete`. And socket.io delivers a broadcast to the process's own members only once its publish
+ * has settled. Two shims fix both: {@link publishInBatches} queues events in the order they were emitted and
+ * sends all that waited in one statement (local members are not held back by the database), and each
+ * listening connection hands notifications over one at a time.
  *
  * Every connection has deadlines and survives its loss, and the listening one is supervised (see
  * {@link superviseListener}): a database outage is logged, and the adapter works again once it ends.
@@ -51,7 +54,10 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
     );
   // The adapter's own timers may still fire once the server has stopped and the pool ended: not errors.
   let closed = false;
+  const batched = new WeakSet<PubSubClient>();
   const factory = createAdapter(pool, {
+    channelPrefix: CHANNEL_PREFIX,
+    payloadThreshold: PAYLOAD_THRESHOLD,
     tableName: ATTACHMENTS_TABLE,
     errorHandler: (error: Error) => {
       if (!closed) logClusterError(logger, error, 'cluster adapter error');
@@ -62,7 +68,16 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
     connected: () => listeners.size > 0,
     adapter: releasingOnClose(
       function orderedAdapter(namespace: Namespace) {
-        return publishInOrder(factory(namespace));
+        const adapter = factory(namespace);
+        // Every namespace's adapter shares the library's one client.
+        const client = (adapter as unknown as { client: PubSubClient }).client;
+        if (!batched.has(client)) {
+          batched.add(client);
+          publishInBatches(client, pool, logger, (error) => {
+            if (!closed) logClusterError(logger, error, 'cluster publish failed');
+          });
+        }
+        return adapter;
       },
       () => {
         closed = true;
@@ -75,22 +90,105 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
   };
 }
 
-type Publish = (...args: unknown[]) => Promise<unknown>;
+/** What the adapters publish: socket.io-adapter's cluster messages (`nsp` names the namespace). */
+type ClusterMessage = { nsp: string; type: number } & Record<string, unknown>;
 
-/** Makes an adapter publish one event at a time, in the order socket.io emitted them. */
-function publishInOrder(adapter: Adapter): Adapter {
-  // doPublish and doPublishResponse are protected members of socket.io-adapter's ClusterAdapter.
-  const target = adapter as unknown as Record<'doPublish' | 'doPublishResponse', Publish>;
-  let tail: Promise<unknown> = Promise.resolve();
-  for (const name of ['doPublish', 'doPublishResponse'] as const) {
-    const publish = target[name].bind(adapter);
-    target[name] = (...args: unknown[]) => {
-      const published = tail.then(() => publish(...args));
-      tail = published.catch(() => undefined);
-      return published;
-    };
+/** The part of the library's `PubSubClient` (shared by a server's adapters) that publishes. */
+interface PubSubClient {
+  publish(message: ClusterMessage): Promise<void>;
+}
+
+/** The library's limit for a payload sent in the NOTIFY itself; larger ones go through its table. */
+const PAYLOAD_THRESHOLD = 8000;
+/** Events one statement carries at most. */
+const MAX_BATCH = 500;
+/** Events waiting to be published at most; beyond it an event reaches this process's members only. */
+export const MAX_PENDING_PUBLISHES = 10_000;
+
+/**
+ * Replaces the library's publish (one `pg_notify` round trip per event, and socket.io awaits it before it
+ * delivers to the process's own members) by a queue: an event is queued in emit order and its publish settles
+ * at once, and one statement at a time sends every event that waited, in order. So a burst costs a few round
+ * trips instead of one each, and a database that stops answering holds back only the other processes' copies.
+ * Events that need the library's table (over 8,000 bytes, or binary) go through its own path, in their place
+ * in the order. The queue is bounded: past {@link MAX_PENDING_PUBLISHES}, an event is not sent to other
+ * processes (logged), as when the database is down.
+ */
+function publishInBatches(
+  client: PubSubClient,
+  pool: pg.Pool,
+  logger: Logger,
+  onError: (error: unknown) => void,
+): void {
+  const publishOne = client.publish.bind(client);
+  const pending: ClusterMessage[] = [];
+  let draining = false;
+  let dropped = 0;
+
+  client.publish = (message) => {
+    if (pending.length >= MAX_PENDING_PUBLISHES) {
+      if (dropped++ === 0) {
+        logger.warn({ pending: pending.length }, 'cluster publish queue full; events stay local');
+      }
+      return Promise.resolve();
+    }
+    pending.push(message);
+    if (!draining) void drain();
+    return Promise.resolve();
+  };
+
+  async function drain(): Promise<void> {
+    draining = true;
+    while (pending.length > 0) {
+      const message = pending[0]!;
+      const payload = JSON.stringify(message);
+      if (Buffer.byteLength(payload) > PAYLOAD_THRESHOLD || hasBinary(message)) {
+        pending.shift();
+        await publishOne(message); // the library's table path; it reports its own errors
+        continue;
+      }
+      const batch = takeBatch(pending, message.nsp, payload);
+      try {
+        // unnest keeps the array's order, and so do notifications sent in one transaction.
+        await pool.query(
+          'SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS e(payload, n) ORDER BY n',
+          [`${CHANNEL_PREFIX}#${message.nsp}`, batch],
+        );
+      } catch (error) {
+        onError(error);
+      }
+    }
+    if (dropped > 0) logger.warn({ dropped }, 'cluster publish queue drained; events were kept local');
+    dropped = 0;
+    draining = false;
   }
-  return adapter;
+}
+
+/**
+ * Takes from the front of `pending` the run of events that can share one statement: same namespace, small,
+ * no binary, and no payload twice (PostgreSQL delivers identical notifications of one transaction once).
+ */
+function takeBatch(pending: ClusterMessage[], nsp: string, first: string): string[] {
+  const batch = [first];
+  const seen = new Set(batch);
+  pending.shift();
+  while (pending.length > 0 && batch.length < MAX_BATCH) {
+    const next = pending[0]!;
+    if (next.nsp !== nsp || hasBinary(next)) break;
+    const payload = JSON.stringify(next);
+    if (Buffer.byteLength(payload) > PAYLOAD_THRESHOLD || seen.has(payload)) break;
+    pending.shift();
+    batch.push(payload);
+    seen.add(payload);
+  }
+  return batch;
+}
+
+/** Whether a value holds binary data (which the library sends through its table, as MessagePack). */
+function hasBinary(value: unknown): boolean {
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(hasBinary);
 }
 
 /**

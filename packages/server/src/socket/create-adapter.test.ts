@@ -93,6 +93,29 @@ describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQ
     expect(fromB).toEqual(['small', large, 'last', 'back']); // 'back' is B's own, local
     expect(fromA).toEqual(['small', large, 'last', 'back']);
   });
+
+  it('delivers a burst released together whole and in order, repeats and large events included', async () => {
+    const database = await createPostgresDatabase();
+    cleanups.push(() => database.dispose());
+    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
+    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const onB = await connectToRoom(b.url);
+    await warmUp(a.io, onB);
+    const fromB = collect(onB);
+
+    // In one tick: sent as few statements, where identical payloads (which PostgreSQL would deliver once
+    // per transaction) and events over NOTIFY's limit must keep their place.
+    const sent: unknown[] = [];
+    for (let i = 0; i < 3000; i += 1) {
+      const value = i % 500 === 250 ? `${i}:${'y'.repeat(9000)}` : i % 100 < 3 ? 'same' : i;
+      sent.push(value);
+      a.io.to(ROOM).emit('probe', value);
+    }
+    a.io.to(ROOM).emit('probe', 'end');
+    await heard(onB, 'end');
+    expect(fromB).toEqual([...sent, 'end']);
+  }, 60_000);
 });
 
 /** A free loopback port for the test's own redis-server. */
