@@ -50,7 +50,12 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
     )
     .then(
       () => undefined,
-      (error: unknown) => logClusterError(logger, error, 'cluster table setup failed'),
+      (error: unknown) => {
+        // Processes starting together race on IF NOT EXISTS: the loser's duplicate means the table is there.
+        const code = (error as { code?: string }).code;
+        if (code === '42P07' || code === '23505') return;
+        logClusterError(logger, error, 'cluster table setup failed');
+      },
     );
   // The adapter's own timers may still fire once the server has stopped and the pool ended: not errors.
   let closed = false;
