@@ -163,7 +163,8 @@ function publishInBatches(
         onError(error);
       }
     }
-    if (dropped > 0) logger.warn({ dropped }, 'cluster publish queue drained; events were kept local');
+    if (dropped > 0)
+      logger.warn({ dropped }, 'cluster publish queue drained; events were kept local');
     dropped = 0;
     draining = false;
   }
