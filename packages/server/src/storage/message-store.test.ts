@@ -3,29 +3,11 @@ import { DEFAULT_SERVER_ID } from '@parley/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TestDatabase } from '../../test/databases';
+import { newMessage } from '../../test/new-message';
 import { createDatabase, type Database } from './create-database';
-import { MessageStore, type NewMessage } from './message-store';
+import { MessageStore } from './message-store';
 
 const kinds = await databaseKinds();
-
-function newMessage(
-  channelId: string,
-  content: string,
-  overrides: Partial<NewMessage> = {},
-): NewMessage {
-  return {
-    id: randomUUID(),
-    channelId,
-    serverId: DEFAULT_SERVER_ID,
-    authorId: 'user-1',
-    authorName: 'User One',
-    content,
-    sourceType: 'api',
-    metadata: { n: content },
-    createdAt: new Date(),
-    ...overrides,
-  };
-}
 
 describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
   // One database per kind: every test works in channels of its own.

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SERVER_ID, type StoredMessage } from '@parley/core';
+import type { StoredMessage } from '@parley/core';
 import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, databaseKinds, type TestDatabase } from '../../test/databases';
+import { newMessage as message } from '../../test/new-message';
 import { createDatabase, type Database } from './create-database';
 import { MessageStore, type NewMessage } from './message-store';
 import { migrationProvider } from './migrations';
@@ -30,21 +31,6 @@ interface Batch {
   missing: string;
   /** Stored in one statement: a question and its reply among them. */
   batch: NewMessage[];
-}
-
-function message(channelId: string, content: string, overrides: Partial<NewMessage> = {}) {
-  return {
-    id: randomUUID(),
-    channelId,
-    serverId: DEFAULT_SERVER_ID,
-    authorId: 'user-1',
-    authorName: 'User One',
-    content,
-    sourceType: 'api',
-    metadata: { n: content },
-    createdAt: new Date(),
-    ...overrides,
-  } satisfies NewMessage;
 }
 
 /** Every shape the trigger tells apart, in two channels. */
