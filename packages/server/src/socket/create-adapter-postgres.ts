@@ -108,7 +108,7 @@ const PAYLOAD_THRESHOLD = 8000;
 /** Events one statement carries at most. */
 const MAX_BATCH = 500;
 /** Events waiting to be published at most; beyond it an event reaches this process's members only. */
-export const MAX_PENDING_PUBLISHES = 10_000;
+const MAX_PENDING_PUBLISHES = 10_000;
 
 /**
  * Replaces the library's publish (one `pg_notify` round trip per event, and socket.io awaits it before it
@@ -146,20 +146,22 @@ function publishInBatches(
     draining = true;
     while (pending.length > 0) {
       const message = pending[0]!;
-      const payload = JSON.stringify(message);
-      if (Buffer.byteLength(payload) > PAYLOAD_THRESHOLD || hasBinary(message)) {
-        pending.shift();
-        await publishOne(message); // the library's table path; it reports its own errors
-        continue;
-      }
-      const batch = takeBatch(pending, message.nsp, payload);
       try {
+        const payload = encode(message);
+        if (payload === undefined) {
+          pending.shift();
+          await publishOne(message); // the library's table path; it reports its own errors
+          continue;
+        }
+        const batch = takeBatch(pending, message.nsp, payload);
         // unnest keeps the array's order, and so do notifications sent in one transaction.
         await pool.query(
           'SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS e(payload, n) ORDER BY n',
           [`${CHANNEL_PREFIX}#${message.nsp}`, batch],
         );
       } catch (error) {
+        // A database error, or an event JSON cannot carry (a BigInt): that batch is lost, never the queue.
+        if (pending[0] === message) pending.shift();
         onError(error);
       }
     }
@@ -180,14 +182,26 @@ function takeBatch(pending: ClusterMessage[], nsp: string, first: string): strin
   pending.shift();
   while (pending.length > 0 && batch.length < MAX_BATCH) {
     const next = pending[0]!;
-    if (next.nsp !== nsp || hasBinary(next)) break;
-    const payload = JSON.stringify(next);
-    if (Buffer.byteLength(payload) > PAYLOAD_THRESHOLD || seen.has(payload)) break;
+    if (next.nsp !== nsp) break;
+    let payload: string | undefined;
+    try {
+      payload = encode(next);
+    } catch {
+      break; // first in the next round, where it fails alone
+    }
+    if (payload === undefined || seen.has(payload)) break;
     pending.shift();
     batch.push(payload);
     seen.add(payload);
   }
   return batch;
+}
+
+/** An event's NOTIFY payload, or undefined when it needs the library's table (over the limit, or binary). */
+function encode(message: ClusterMessage): string | undefined {
+  if (hasBinary(message)) return undefined;
+  const payload = JSON.stringify(message);
+  return Buffer.byteLength(payload) > PAYLOAD_THRESHOLD ? undefined : payload;
 }
 
 /** Whether a value holds binary data (which the library sends through its table, as MessagePack). */

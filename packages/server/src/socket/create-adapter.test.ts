@@ -116,6 +116,24 @@ describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQ
     await heard(onB, 'end');
     expect(fromB).toEqual([...sent, 'end']);
   }, 60_000);
+
+  it('an event JSON cannot carry is dropped alone; the events around it still go out', async () => {
+    const database = await createPostgresDatabase();
+    cleanups.push(() => database.dispose());
+    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
+    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const onB = await connectToRoom(b.url);
+    await warmUp(a.io, onB);
+    const fromB = collect(onB);
+    a.io.to(ROOM).emit('probe', 'before');
+    a.io.serverSideEmit('unencodable', 10n); // to the other processes only: JSON has no BigInt
+    a.io.to(ROOM).emit('probe', 'after');
+    await heard(onB, 'after');
+    a.io.to(ROOM).emit('probe', 'later');
+    await heard(onB, 'later');
+    expect(fromB).toEqual(['before', 'after', 'later']);
+  });
 });
 
 /** A free loopback port for the test's own redis-server. */
