@@ -70,13 +70,20 @@ function heard(socket: Socket, value: unknown): Promise<void> {
   });
 }
 
+type Node = Awaited<ReturnType<typeof startNode>>;
+
+/** Two nodes on a PostgreSQL database of their own. */
+async function startPostgresPair(): Promise<[Node, Node]> {
+  const database = await createPostgresDatabase();
+  cleanups.push(() => database.dispose());
+  if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
+  const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
+  return [await startNode(cluster), await startNode(cluster)];
+}
+
 describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQL', () => {
   it('delivers a broadcast from one process to the room members of another, once', async () => {
-    const database = await createPostgresDatabase();
-    cleanups.push(() => database.dispose());
-    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
-    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const [a, b] = await startPostgresPair();
     const onA = await connectToRoom(a.url);
     const onB = await connectToRoom(b.url);
     await warmUp(a.io, onB);
@@ -95,11 +102,7 @@ describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQ
   });
 
   it('delivers a burst released together whole and in order, repeats and large events included', async () => {
-    const database = await createPostgresDatabase();
-    cleanups.push(() => database.dispose());
-    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
-    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const [a, b] = await startPostgresPair();
     const onB = await connectToRoom(b.url);
     await warmUp(a.io, onB);
     const fromB = collect(onB);
@@ -118,11 +121,7 @@ describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQ
   }, 60_000);
 
   it('an event JSON cannot carry is dropped alone; the events around it still go out', async () => {
-    const database = await createPostgresDatabase();
-    cleanups.push(() => database.dispose());
-    if (database.location.kind !== 'postgres') throw new Error('expected PostgreSQL');
-    const cluster: ClusterOptions = { kind: 'postgres', connectionString: database.location.url };
-    const [a, b] = [await startNode(cluster), await startNode(cluster)];
+    const [a, b] = await startPostgresPair();
     const onB = await connectToRoom(b.url);
     await warmUp(a.io, onB);
     const fromB = collect(onB);
