@@ -36,6 +36,7 @@ const noop = () => undefined;
 
 /** Set once the process exits: from then on a full stdout pipe gets one more second, not forever. */
 let exitingSince: number | undefined;
+let exitWatched = false;
 /** How long the last flush at exit may wait on a stdout pipe nobody reads. */
 const EXIT_FLUSH_MS = 1000;
 
@@ -48,8 +49,10 @@ const EXIT_FLUSH_MS = 1000;
  * {@link EXIT_FLUSH_MS}, then what is left is dropped and the process exits.
  */
 function stdoutDestination() {
-  if (exitingSince === undefined) {
-    // Registered before pino's own exit flush (which is registered when the destination is built).
+  if (!exitWatched) {
+    exitWatched = true;
+    // Registered before pino's own exit flush (which is registered when the destination is built). Once per
+    // process: a server per test, or a logger per tool, must not add a listener each.
     process.once('exit', () => (exitingSince = Date.now()));
   }
   const stream = pino.destination({
