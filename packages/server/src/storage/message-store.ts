@@ -98,7 +98,8 @@ const CHANNEL_CACHE_LIMIT = 10_000;
 export class MessageStore {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #sync: () => Promise<void>;
-  readonly #writer: BatchWriter<NewMessage>;
+  /** Messages waiting for the next batch, each with the stored record `insert` answers with (built once). */
+  readonly #writer: BatchWriter<{ message: NewMessage; stored: StoredMessage }>;
   /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; least used forgotten. */
   readonly #knownChannels = new LRUCache<string, true>({ max: KNOWN_CHANNELS_LIMIT });
   /**
@@ -139,8 +140,9 @@ export class MessageStore {
       json: { metadata: message.metadata, rawMessage: message.rawMessage },
       dates: { createdAt: message.createdAt },
     });
+    const stored = toStored(message);
     try {
-      await this.#writer.write(message);
+      await this.#writer.write({ message, stored });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ParleyError('CONFLICT', `A message with id ${message.id} already exists`, {
@@ -149,7 +151,6 @@ export class MessageStore {
       }
       throw toStorageError(error, 'message');
     }
-    const stored = toStored(message);
     this.#recent?.add(stored);
     return stored;
   }
@@ -235,21 +236,18 @@ export class MessageStore {
     return this.#writer.idle();
   }
 
-  async #writeBatch(batch: NewMessage[]): Promise<void> {
+  async #writeBatch(batch: { message: NewMessage; stored: StoredMessage }[]): Promise<void> {
     const newChannels = new Map<string, NewMessage>();
-    for (const message of batch) {
+    for (const { message } of batch) {
       if (!this.#knownChannels.has(message.channelId)) newChannels.set(message.channelId, message);
     }
     // The stored shape, with the JSON columns as text and the time as a Date for the driver.
-    const messages = batch.map((message) => {
-      const stored = toStored(message);
-      return {
-        ...stored,
-        raw_message: stored.raw_message === null ? null : JSON.stringify(stored.raw_message),
-        metadata: JSON.stringify(stored.metadata),
-        created_at: message.createdAt,
-      };
-    });
+    const messages = batch.map(({ message, stored }) => ({
+      ...stored,
+      raw_message: stored.raw_message === null ? null : JSON.stringify(stored.raw_message),
+      metadata: JSON.stringify(stored.metadata),
+      created_at: message.createdAt,
+    }));
     if (newChannels.size === 0) {
       await this.#db.insertInto('messages').values(messages).execute();
     } else {
