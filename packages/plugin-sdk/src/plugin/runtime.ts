@@ -1,3 +1,5 @@
+import type { IfBusy } from '@parley/core';
+
 /** A character: the definition of an agent. */
 export interface Character {
   /** The agent's name. */
@@ -14,6 +16,8 @@ export interface Character {
   secrets?: Record<string, string>;
   /** Names of the plugins this agent loads. */
   plugins?: string[];
+  /** What a channel message does while this agent is still answering in its channel (default `enqueue`). */
+  ifBusy?: IfBusy;
 }
 
 /** Structured logger handed to plugins (a pino child logger on the server). */

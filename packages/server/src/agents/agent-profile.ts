@@ -1,3 +1,4 @@
+import { type IfBusy, ifBusySchema } from '@parley/core';
 import type { Character } from '@parley/plugin-sdk';
 import { agentIdOf } from './agent-id';
 
@@ -7,9 +8,17 @@ export interface AgentProfile {
   readonly agentId: string;
   /** The character, frozen. */
   readonly character: Readonly<Character> & { readonly name: string };
+  /** What a message does while a reply to its channel runs, when the message does not say (the character's). */
+  readonly ifBusy?: IfBusy;
 }
 
 /** The profile of the agent a character describes. */
 export function toAgentProfile(character: Character): AgentProfile {
-  return { agentId: agentIdOf(character), character: Object.freeze({ ...character }) };
+  // Read once here, not per message: a character built in code is not checked by the character file schema.
+  const ifBusy = ifBusySchema.safeParse(character.ifBusy);
+  return {
+    agentId: agentIdOf(character),
+    character: Object.freeze({ ...character }),
+    ifBusy: ifBusy.success ? ifBusy.data : undefined,
+  };
 }

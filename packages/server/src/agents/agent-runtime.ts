@@ -52,6 +52,8 @@ function isSet(value: unknown): boolean {
 export class ParleyAgentRuntime implements AgentRuntime {
   readonly agentId: string;
   readonly character: Character;
+  /** The character's `ifBusy`, read once (see {@link AgentProfile.ifBusy}). */
+  readonly ifBusy: AgentProfile['ifBusy'];
   readonly logger: PluginLogger;
   readonly #profile: AgentProfile;
   readonly #context: AgentRuntimeContext;
@@ -62,6 +64,7 @@ export class ParleyAgentRuntime implements AgentRuntime {
     this.#profile = profile;
     this.agentId = profile.agentId;
     this.character = copyCharacter(profile.character);
+    this.ifBusy = profile.ifBusy;
     this.logger = context.logger;
     this.#context = context;
     const unused = acceptedUnusedKeys(profile.character);

@@ -2,7 +2,6 @@ import {
   type AgentMessage,
   DEFAULT_SERVER_ID,
   type IfBusy,
-  ifBusySchema,
   isUuid,
   type ChannelHistoryQuery as HistoryQuery,
   ParleyError,
@@ -447,7 +446,7 @@ export class MessagingService {
    * `interrupt` cancels the channel's running replies, here and in the other processes.
    */
   async #whileBusy(input: UserMessageInput, agent: AgentProfile, ticket: ReplyTicket) {
-    const ifBusy = input.ifBusy ?? characterIfBusy(agent) ?? 'enqueue';
+    const ifBusy = input.ifBusy ?? agent.ifBusy ?? 'enqueue';
     const { channelId } = input;
     const peers = this.#options.peers;
     if (ifBusy === 'reject') {
@@ -589,12 +588,6 @@ export class MessagingService {
       return { message: existing, replayed: true };
     }
   }
-}
-
-/** The `ifBusy` an agent's character sets, if a valid one. */
-function characterIfBusy(agent: AgentProfile): IfBusy | undefined {
-  const parsed = ifBusySchema.safeParse((agent.character as { ifBusy?: unknown }).ifBusy);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /** A history `before` (validated by core's query schema): a message id (the exact cursor) or an instant. */

@@ -400,7 +400,7 @@ describe('ifBusy while a reply to the channel runs', () => {
     const agentUpstream = await slowUpstream();
     await using strict = await startTestServer({
       model: slowModel(agentUpstream),
-      characters: [{ name: 'Strict', ifBusy: 'reject' } as never],
+      characters: [{ name: 'Strict', ifBusy: 'reject' }],
     });
     try {
       const channelId = randomUUID();
