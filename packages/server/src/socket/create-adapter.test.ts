@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Socket as NetSocket,
+} from 'node:net';
 import type { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,9 +21,12 @@ afterEach(async () => {
 });
 
 /** A socket.io server on a free port whose connections join ROOM; untyped so the test may emit anything. */
-async function startNode(cluster: ClusterOptions): Promise<{ io: Server; url: string }> {
+async function startNode(
+  cluster: ClusterOptions,
+  logger = createLogger('silent'),
+): Promise<{ io: Server; url: string }> {
   const io = createSocketServer({
-    logger: createLogger('silent'),
+    logger,
     maxPayloadBytes: 1024 * 1024,
     cluster,
   }) as unknown as Server;
@@ -133,6 +140,40 @@ describe.skipIf(await postgresUnavailableReason())('cluster adapter on PostgreSQ
     await heard(onB, 'later');
     expect(fromB).toEqual(['before', 'after', 'later']);
   });
+});
+
+describe('cluster adapter on a PostgreSQL that does not answer', () => {
+  it("serves the process's own members at once, and its queue to the others stops at its bound", async () => {
+    // A database that accepts connections and never answers.
+    const silent = createNetServer((socket) => socket.on('error', () => undefined));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const held = new Set<NetSocket>();
+    silent.on('connection', (socket) => held.add(socket));
+    cleanups.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
+    const port = (silent.address() as AddressInfo).port;
+    const node = await startNode(
+      { kind: 'postgres', connectionString: `postgres://postgres@127.0.0.1:${port}/silent` },
+      logger,
+    );
+    const member = await connectToRoom(node.url);
+    const heardAll = new Promise<number[]>((resolve) => {
+      const got: number[] = [];
+      member.on('probe', (value: number) => {
+        got.push(value);
+        if (got.length === 10_500) resolve(got);
+      });
+    });
+    // Released together, more than the queue holds.
+    for (let i = 0; i < 10_500; i += 1) node.io.to(ROOM).emit('probe', i);
+    expect(await heardAll).toEqual(Array.from({ length: 10_500 }, (_, i) => i));
+    expect(lines.some((line) => line.includes('cluster publish queue full'))).toBe(true);
+  }, 60_000);
 });
 
 /** A free loopback port for the test's own redis-server. */
