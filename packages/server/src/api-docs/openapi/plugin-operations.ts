@@ -79,15 +79,10 @@ function serverErrors(
 }
 
 /** A handler route: its body is read within a limit, the handler may fail or run out of time. */
-function handlerResponses(
-  method: string,
-  path: string,
-  auth: SecuritySchemeName[],
-  isPublic: boolean,
-): Record<string, unknown> {
+function handlerResponses(serverCodes: ErrorCode[]): Record<string, unknown> {
   return {
     200: { description: 'Plugin-defined answer.' },
-    ...errorResponses([...serverErrors(method, path, auth, isPublic), 'PAYLOAD_TOO_LARGE']),
+    ...errorResponses([...serverCodes, 'PAYLOAD_TOO_LARGE']),
     500: {
       description:
         'The handler failed (its own shape), or the server did (the error envelope); internal detail is ' +
@@ -112,15 +107,10 @@ function handlerResponses(
 }
 
 /** A STATIC route: files served by the server, no body read and no handler. */
-function staticResponses(
-  method: string,
-  path: string,
-  auth: SecuritySchemeName[],
-  isPublic: boolean,
-): Record<string, unknown> {
+function staticResponses(serverCodes: ErrorCode[]): Record<string, unknown> {
   return {
     200: { description: 'The file.' },
-    ...errorResponses(serverErrors(method, path, auth, isPublic)),
+    ...errorResponses(serverCodes),
   };
 }
 
@@ -163,9 +153,9 @@ function operationOf(
         schema: { type: 'string', format: 'uuid' },
       },
     ],
-    responses: isStatic
-      ? staticResponses(method, route.path, auth, isPublic)
-      : handlerResponses(method, route.path, auth, isPublic),
+    responses: (isStatic ? staticResponses : handlerResponses)(
+      serverErrors(method, route.path, auth, isPublic),
+    ),
   };
   const body = requestBodyOf(route);
   if (body) operation.requestBody = body;
