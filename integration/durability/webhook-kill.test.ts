@@ -5,9 +5,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
 import { startNode } from './start-node';
+import { verifiedEvent } from '../support/verify-webhook';
 
 const REPLIES = 20;
 
@@ -84,14 +84,8 @@ it('loses no reply.completed across kill -9, and delivers each once after the re
 
       await expect.poll(() => accepted.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(REPLIES);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const verifier = new Webhook(secret);
-      const delivered = accepted.map(
-        (request) =>
-          verifier.verify(request.body, {
-            'webhook-id': String(request.headers['webhook-id']),
-            'webhook-timestamp': String(request.headers['webhook-timestamp']),
-            'webhook-signature': String(request.headers['webhook-signature']),
-          }) as { data: { reply: { id: string } } },
+      const delivered = accepted.map((request) =>
+        verifiedEvent<{ data: { reply: { id: string } } }>(secret, request),
       );
       expect(delivered.map((event) => event.data.reply.id).sort()).toEqual(
         replies.map((reply) => reply.id).sort(),
