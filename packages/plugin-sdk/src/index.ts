@@ -3,6 +3,7 @@
  * What plugin authors install: the plugin and route contract, typed helpers to declare them, and the agent
  * runtime as a plugin sees it.
  */
+export * from './plugin/action';
 export * from './plugin/plugin';
 export * from './plugin/route';
 export * from './plugin/runtime';

@@ -1,3 +1,4 @@
+import type { Action, Evaluator, Provider } from './action';
 import type { HttpRoute, Route } from './route';
 import type { AgentRuntime, PluginEventHandler, PluginServiceClass } from './runtime';
 
@@ -32,6 +33,12 @@ export interface Plugin {
   services?: PluginServiceClass[];
   /** Event handlers registered for each agent after `init` (`runtime.emitEvent`). */
   events?: Record<string, PluginEventHandler[]>;
+  /** What the agent can do: offered to its model as tools (or in the `<actions>` protocol), run when called. */
+  actions?: Action[];
+  /** Context added to the agent's prompt before each model call. */
+  providers?: Provider[];
+  /** Work run after each reply. */
+  evaluators?: Evaluator[];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IfBusy } from '@parley/core';
+import type { Action, Evaluator, Memory, Provider, State } from './action';
 
 /** A character: the definition of an agent. */
 export interface Character {
@@ -141,4 +142,54 @@ export interface AgentRuntime {
   emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void>;
   /** Registers a handler for an event of this agent. */
   registerEvent(event: string, handler: PluginEventHandler): void;
+  /** The actions of the plugins this agent loads. */
+  readonly actions: readonly Action[];
+  /** The providers of the plugins this agent loads. */
+  readonly providers: readonly Provider[];
+  /** The evaluators of the plugins this agent loads. */
+  readonly evaluators: readonly Evaluator[];
+  /** Adds an action to this agent (elizaOS `registerAction`); a second one with the same name is refused. */
+  registerAction(action: Action): void;
+  /** Adds a provider to this agent. */
+  registerProvider(provider: Provider): void;
+  /** Adds an evaluator to this agent. */
+  registerEvaluator(evaluator: Evaluator): void;
+  /**
+   * Runs this agent's providers for `message` (elizaOS `composeState`): every non-private, non-dynamic one,
+   * plus those named in `includeList`; only those with `onlyInclude`. A provider that fails is logged and left
+   * out. Resolves with their values, data and texts.
+   */
+  composeState(
+    message: Memory,
+    includeList?: string[] | null,
+    onlyInclude?: boolean,
+    skipCache?: boolean,
+  ): Promise<State>;
+  /**
+   * Asks this agent's model (elizaOS `useModel`): `TEXT_SMALL`, `TEXT_LARGE` and the reasoning types answer the
+   * `prompt` as text; `OBJECT_SMALL`, `OBJECT_LARGE` parse the answer as JSON. Other types (embeddings, images,
+   * audio) throw an error naming the type.
+   */
+  useModel(modelType: string, params: ModelParams): Promise<unknown>;
 }
+
+/** What {@link AgentRuntime.useModel} takes (elizaOS's text generation parameters). */
+export interface ModelParams {
+  prompt?: string;
+  system?: string;
+  /** Accepted and passed on where the model takes them. */
+  temperature?: number;
+  maxTokens?: number;
+  stopSequences?: string[];
+  [key: string]: unknown;
+}
+
+/** elizaOS's model type names that {@link AgentRuntime.useModel} answers. */
+export const ModelType = {
+  TEXT_SMALL: 'TEXT_SMALL',
+  TEXT_LARGE: 'TEXT_LARGE',
+  TEXT_REASONING_SMALL: 'REASONING_SMALL',
+  TEXT_REASONING_LARGE: 'REASONING_LARGE',
+  OBJECT_SMALL: 'OBJECT_SMALL',
+  OBJECT_LARGE: 'OBJECT_LARGE',
+} as const;

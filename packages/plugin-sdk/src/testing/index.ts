@@ -8,7 +8,13 @@ export { expectStatus } from './expect-status';
 export { fetchRoute } from './fetch-route';
 export type { FetchRouteInit } from './fetch-route';
 export { loadParleyServer } from './load-parley-server';
-export type { HarnessServer, HarnessServerOptions, ParleyServerModule } from './load-parley-server';
+export type {
+  ActionCallOutcome,
+  HarnessActionCall,
+  HarnessServer,
+  HarnessServerOptions,
+  ParleyServerModule,
+} from './load-parley-server';
 export { toPluginTestReport } from './plugin-test-report';
 export type { PluginTestReport, PluginTestResult } from './plugin-test-report';
 export { DEFAULT_PLUGIN_TEST_TIMEOUT_MS, runPluginSuites } from './run-plugin-suites';

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { StoredMessage } from '@parley/core';
 import type { Plugin } from '../plugin/plugin';
 import type { AgentRuntime, Character } from '../plugin/runtime';
 
@@ -22,9 +23,27 @@ export interface HarnessServerOptions {
   routeTimeoutMs?: number;
 }
 
+/** One action called directly through {@link HarnessServer.callAction}. */
+export interface HarnessActionCall {
+  action: string;
+  parameters?: unknown;
+  text?: string;
+  channelId?: string;
+  agentId?: string;
+  entityId?: string;
+}
+
+/** What a direct action call came to: the result the model would get, or the error, and what it posted. */
+export interface ActionCallOutcome {
+  output?: { text?: string; values?: Record<string, unknown>; data?: Record<string, unknown> };
+  error?: string;
+  posted: StoredMessage[];
+}
+
 /** The part of a running `@parley/server` server the harness uses. */
 export interface HarnessServer {
   readonly agents: { list(): AgentRuntime[] };
+  callAction(request: HarnessActionCall): Promise<ActionCallOutcome>;
   start(): Promise<{ url: string; port: number }>;
   stop(): Promise<void>;
 }

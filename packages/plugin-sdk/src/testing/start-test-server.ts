@@ -1,7 +1,11 @@
 import type { StoredMessage } from '@parley/core';
 import type { Plugin } from '../plugin/plugin';
 import type { AgentRuntime, Character } from '../plugin/runtime';
-import { loadParleyServer } from './load-parley-server';
+import {
+  loadParleyServer,
+  type ActionCallOutcome,
+  type HarnessActionCall,
+} from './load-parley-server';
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
@@ -39,6 +43,20 @@ export interface TestServer extends AsyncDisposable {
   readonly runtime: AgentRuntime;
   /** A channel's stored messages, newest first (`GET /api/messaging/channels/{id}/messages`). */
   listMessages(channelId: string): Promise<StoredMessage[]>;
+  /**
+   * Drives one action as the agent loop would call it: `parameters` checked against the action's schema, its
+   * providers' state, its deadline, its `callback` posting into `options.channelId` as the agent. Resolves with
+   * the result the model would be given (`output`) or the `error` it would be told, and the messages posted.
+   *
+   * @example
+   * const { output } = await server.callAction('CALCULATE', { expression: '6 * 7' });
+   * expect(output?.text).toBe('6 * 7 = 42');
+   */
+  callAction(
+    action: string,
+    parameters?: unknown,
+    options?: Omit<HarnessActionCall, 'action' | 'parameters'>,
+  ): Promise<ActionCallOutcome>;
   /** Stops the server; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -107,6 +125,8 @@ export async function startTestServer(
       }
       return ((await response.json()) as { data: StoredMessage[] }).data;
     },
+    callAction: (action, parameters, callOptions = {}) =>
+      server.callAction({ ...callOptions, action, parameters }),
     stop,
     [Symbol.asyncDispose]: stop,
   };
