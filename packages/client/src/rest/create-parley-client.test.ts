@@ -131,6 +131,8 @@ describe('createParleyClient', () => {
     const client = createParleyClient({ baseUrl: 'http://x', fetch });
     const reply = await client.sendMessage(channelId, { text: 'hi', entityId: 'u', mode: 'sync' });
     expect(reply.agentResponse.text).toBe('Hello.');
+    // A server older than tool calls sends no toolCalls: read as none.
+    expect(reply.agentResponse.toolCalls).toEqual([]);
     expect(requests[0]).toMatchObject({
       method: 'POST',
       url: `http://x/api/messaging/channels/${channelId}/messages`,
@@ -140,5 +142,30 @@ describe('createParleyClient', () => {
     expect(requests[1]!.url).toBe(
       `http://x/api/messaging/channels/${channelId}/messages?limit=5&before=1970-01-01T00%3A00%3A00.000Z`,
     );
+  });
+
+  it("reads a sync reply's tool calls with their outcomes", async () => {
+    const toolCalls = [
+      { toolCallId: 'c1', toolName: 'LOOKUP', input: { q: 'tea' }, output: { text: 'hot' } },
+      { toolCallId: 'c2', toolName: 'MADE_UP', input: {}, error: 'Unknown tool MADE_UP' },
+    ];
+    const { fetch } = stubFetch(
+      () =>
+        json({
+          success: true,
+          userMessage: { id: 'm1', text: 'hi' },
+          agentResponse: { text: 'Hot.', actions: ['LOOKUP', 'REPLY'], toolCalls },
+        }),
+      () =>
+        json({
+          success: true,
+          userMessage: { id: 'm1', text: 'hi' },
+          agentResponse: { text: 'Hot.', actions: ['REPLY'], toolCalls: [{ toolName: 'X' }] },
+        }),
+    );
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const ask = () => client.sendMessage(channelId, { text: 'hi', entityId: 'u', mode: 'sync' });
+    expect((await ask()).agentResponse.toolCalls).toEqual(toolCalls);
+    await expect(ask()).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
   });
 });

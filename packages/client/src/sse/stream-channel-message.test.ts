@@ -40,7 +40,8 @@ describe('sendMessage in stream mode', () => {
       { event: 'user_message', id: '0', data: { id: 'u1', text: 'hi' } },
       { event: 'chunk', id: '1', data: { messageId: 'r1', chunk: 'Hello', index: 0 } },
       { event: 'chunk', id: '2', data: { messageId: 'r1', chunk: ' there', index: 1 } },
-      { event: 'done', id: '3', data: { text: 'Hello there', actions: ['REPLY'] } },
+      // A server older than tool calls sends no toolCalls: read as none.
+      { event: 'done', id: '3', data: { text: 'Hello there', actions: ['REPLY'], toolCalls: [] } },
     ]);
     expect(requests[0]!.headers.accept).toBe('text/event-stream');
     expect(requests[0]!.body).toMatchObject({ mode: 'stream' });
@@ -92,6 +93,69 @@ describe('sendMessage in stream mode', () => {
     expect(requests[0]!.headers['last-event-id']).toBeUndefined();
     expect(requests[1]!.headers['last-event-id']).toBe('1');
     expect(requests[1]!.body).toEqual(requests[0]!.body);
+  });
+
+  it('yields tool_call and tool_result typed, and resumes between them with the id of the last', async () => {
+    const replyId = '5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
+    const raw = (event: string, id: string, data: unknown) =>
+      `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
+    const call = { toolCallId: 'c1', toolName: 'LOOKUP', input: { q: 'tea' } };
+    const records = [{ ...call, output: { text: 'hot' } }];
+    const { fetch, requests } = stubFetch(
+      () =>
+        sse(
+          [
+            raw('user_message', `${replyId}:-1:0`, { id: 'u1', text: 'hi', replyId }),
+            raw('tool_call', `${replyId}:-1:0:1`, call),
+          ],
+          { fail: true },
+        ).response,
+      () =>
+        sse([
+          raw('tool_result', `${replyId}:-1:0:2`, {
+            toolCallId: 'c1',
+            toolName: 'LOOKUP',
+            output: { text: 'hot' },
+          }),
+          raw('chunk', `${replyId}:0:3:2`, { messageId: replyId, chunk: 'Hot', index: 0 }),
+          raw('done', `${replyId}:end`, {
+            text: 'Hot',
+            actions: ['LOOKUP', 'REPLY'],
+            toolCalls: records,
+          }),
+        ]).response,
+    );
+    const { events, error } = await drain(streamOf(fetch, true));
+    expect(error).toBeUndefined();
+    expect(requests[1]!.headers['last-event-id']).toBe(`${replyId}:-1:0:1`);
+    expect(events.map((event) => event.event)).toEqual([
+      'user_message',
+      'tool_call',
+      'tool_result',
+      'chunk',
+      'done',
+    ]);
+    const result = events[2]!;
+    if (result.event !== 'tool_result' || !('output' in result.data))
+      throw new Error('not an output');
+    expect(result.data.output).toEqual({ text: 'hot' });
+    const end = events[4]!;
+    if (end.event !== 'done') throw new Error('not done');
+    expect(end.data.toolCalls).toEqual(records);
+  });
+
+  it('reads a failed tool call as a tool_result with error, and refuses a malformed one', async () => {
+    const failed = { toolCallId: 'c2', toolName: 'MADE_UP', error: 'Unknown tool MADE_UP' };
+    const { fetch } = stubFetch(
+      () => sse([userMessage, block('tool_result', 1, failed), done(2)]).response,
+      () =>
+        sse([userMessage, block('tool_call', 1, { toolCallId: 'c3', toolName: 7, input: {} })])
+          .response,
+    );
+    const { events } = await drain(streamOf(fetch));
+    expect(events[1]).toEqual({ event: 'tool_result', id: '1', data: failed });
+    const { error } = await drain(streamOf(fetch));
+    expect(error).toMatchObject({ code: 'INVALID_RESPONSE' });
   });
 
   it('also resumes when the body simply ends before done', async () => {

@@ -34,8 +34,8 @@ export interface StreamOptions {
 }
 
 /**
- * Posts a channel message in `stream` mode and yields its typed events: `user_message`, then `chunk`s, then
- * `done`, after which the iteration ends. An `event: error` block becomes a thrown ParleyClientError after the
+ * Posts a channel message in `stream` mode and yields its typed events: `user_message`, then `chunk`s (and a
+ * `tool_call` and its `tool_result` for each tool the agent calls), then `done`, after which the iteration ends. An `event: error` block becomes a thrown ParleyClientError after the
  * events before it. The request is sent when iteration starts; leaving the loop early cancels it.
  *
  * On a dropped connection (a network failure, or the body ending before `done`) the request is sent again

@@ -9,18 +9,38 @@ import {
   storableString,
   uuidSchema,
 } from './common';
+import { toolCallRecordsSchema } from './tool-calls';
 
-/** The structured content of an agent-authored message: its text, optional thought and actions. */
+const rawMessageFields = {
+  text: messageTextSchema.optional(),
+  thought: messageTextSchema.optional(),
+  actions: z.array(storableString().max(256)).max(64).optional(),
+};
+
+/**
+ * The structured content of an agent-authored message, as stored: its text, optional thought and actions, and
+ * the tool calls of a reply that made any (recorded by the server; see {@link submittedRawMessageSchema}).
+ */
 export const rawMessageSchema = z
-  .looseObject({
-    text: messageTextSchema.optional(),
-    thought: messageTextSchema.optional(),
-    actions: z.array(storableString().max(256)).max(64).optional(),
-  })
+  .looseObject({ ...rawMessageFields, toolCalls: toolCallRecordsSchema.optional() })
   .superRefine(refineStorableJson);
 
 /** @see rawMessageSchema */
 export type RawMessage = z.infer<typeof rawMessageSchema>;
+
+/** Why a submitted `raw_message` may not carry `toolCalls`. */
+export const TOOL_CALLS_NOT_SUBMITTABLE = 'tool calls are recorded by the server only';
+
+/**
+ * `raw_message` as a caller of `POST /api/messaging/submit` writes it: without `toolCalls`, so that nobody can
+ * write an agent's tool history in its name.
+ */
+export const submittedRawMessageSchema = z
+  .looseObject({
+    ...rawMessageFields,
+    toolCalls: z.never({ error: TOOL_CALLS_NOT_SUBMITTABLE }).optional(),
+  })
+  .superRefine(refineStorableJson);
 
 /** Metadata of an agent message: agent identity plus free-form keys, optionally attachments. */
 export const agentMessageMetadataSchema = z
@@ -38,7 +58,7 @@ export const agentMessageSchema = z.object({
   author_id: entityIdSchema,
   content: messageTextSchema,
   source_type: labelSchema.max(64).default('api'),
-  raw_message: rawMessageSchema.optional(),
+  raw_message: submittedRawMessageSchema.optional(),
   metadata: agentMessageMetadataSchema.default({}),
   in_reply_to: uuidSchema.optional(),
 });

@@ -7,6 +7,7 @@ import {
   metadataSchema,
   uuidSchema,
 } from './common';
+import { toolCallRecordsSchema } from './tool-calls';
 
 /** How the caller of the channel messages endpoint receives the agent's reply. */
 export const deliveryModeSchema = z.enum(['websocket', 'stream', 'sync']);
@@ -50,8 +51,16 @@ export type ChannelMessageRequest = z.output<typeof channelMessageRequestSchema>
 /** The user's message as echoed back to the caller. */
 export const userMessageSummarySchema = z.object({ id: z.string(), text: z.string() });
 
-/** The agent's complete reply. */
-export const agentResponseSchema = z.object({ text: z.string(), actions: z.array(z.string()) });
+/**
+ * The agent's complete reply: its text, the actions that ran (in call order, then `REPLY` when it has text) and
+ * its tool calls with their outcomes (empty when there were none; a server older than tool calls leaves it out,
+ * read as empty).
+ */
+export const agentResponseSchema = z.object({
+  text: z.string(),
+  actions: z.array(z.string()),
+  toolCalls: toolCallRecordsSchema.default([]),
+});
 
 /** @see agentResponseSchema */
 export type AgentResponse = z.infer<typeof agentResponseSchema>;

@@ -11,6 +11,7 @@ import {
 } from './common';
 import { isReservedUuid } from '../ids/reserved-uuid';
 import { ifBusySchema } from './channel-message';
+import { toolCallIdSchema, toolErrorSchema, toolJsonSchema, toolNameSchema } from './tool-calls';
 
 /**
  * `roomId`, or its newer name `channelId` ("a room and a channel are the same thing"): either is accepted;
@@ -134,6 +135,11 @@ export const messageBroadcastSchema = z.object({
   createdAt: z.string(),
   thought: z.string().optional(),
   actions: z.array(z.string()).optional(),
+  /**
+   * Only on elizaOS's action notifications (`source: 'agent_action'`, sent for messages from elizaOS's web
+   * client): `{ actionStatus: 'executing' | 'completed' | 'failed', actionId, type: 'agent_action', … }`.
+   */
+  rawMessage: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** @see messageBroadcastSchema */
@@ -153,6 +159,37 @@ export const messageStreamChunkSchema = z.object({
 
 /** @see messageStreamChunkSchema */
 export type MessageStreamChunk = z.infer<typeof messageStreamChunkSchema>;
+
+/** Who makes a tool call, in which reply and room: the fields `toolCall` and `toolResult` share. */
+const toolEventFields = {
+  /** The reply's id: its `messageStreamChunk`s and final `messageBroadcast` carry the same. */
+  messageId: z.string(),
+  roomId: z.string(),
+  channelId: z.string(),
+  agentId: z.string(),
+  agentName: z.string(),
+  toolCallId: toolCallIdSchema,
+  toolName: toolNameSchema,
+};
+
+/** `toolCall`: an agent reply that is still running called a tool with these arguments. */
+export const toolCallSchema = z.object({ ...toolEventFields, input: toolJsonSchema });
+
+/** @see toolCallSchema */
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+/**
+ * `toolResult`: the outcome of the `toolCall` of the same `toolCallId`: its `output`, or `error` when it failed
+ * (the model is told either way, and the reply goes on).
+ */
+export const toolResultSchema = z.object({
+  ...toolEventFields,
+  output: toolJsonSchema.optional(),
+  error: toolErrorSchema.optional(),
+});
+
+/** @see toolResultSchema */
+export type ToolResult = z.infer<typeof toolResultSchema>;
 
 /** `messageComplete`: processing of a message ended, with or without a reply. */
 export const messageCompleteSchema = z.object({

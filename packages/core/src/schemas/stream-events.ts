@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  toolCallIdSchema,
+  toolCallRecordsSchema,
+  toolErrorSchema,
+  toolJsonSchema,
+  toolNameSchema,
+} from './tool-calls';
 
 /** `user_message` stream event: the stored user message, and the id of the reply that answers it. */
 export const userMessageEventSchema = z.object({
@@ -14,8 +21,35 @@ export const chunkEventSchema = z.object({
   index: z.number().int().nonnegative(),
 });
 
-/** `done` stream event: the full reply. */
-export const doneEventSchema = z.object({ text: z.string(), actions: z.array(z.string()) });
+/**
+ * `tool_call` stream event: the agent called a tool (one of its actions), with these arguments; its
+ * `tool_result` follows.
+ */
+export const toolCallEventSchema = z.object({
+  toolCallId: toolCallIdSchema,
+  toolName: toolNameSchema,
+  input: toolJsonSchema,
+});
+
+/**
+ * `tool_result` stream event: the outcome of the call of the same `toolCallId`: its `output`, or `error` when it
+ * failed (the model is told either way, and the reply goes on).
+ */
+export const toolResultEventSchema = z.union([
+  z.object({ toolCallId: toolCallIdSchema, toolName: toolNameSchema, error: toolErrorSchema }),
+  z.object({ toolCallId: toolCallIdSchema, toolName: toolNameSchema, output: toolJsonSchema }),
+]);
+
+/**
+ * `done` stream event: the full reply. `actions` names the actions that ran, in call order, then `REPLY` when
+ * the reply has text; `toolCalls` the calls with their outcomes (empty when there were none; a server older than
+ * tool calls leaves it out, read as empty).
+ */
+export const doneEventSchema = z.object({
+  text: z.string(),
+  actions: z.array(z.string()),
+  toolCalls: toolCallRecordsSchema.default([]),
+});
 
 /** `error` stream event: the reply failed; the stream ends after it. */
 export const errorEventSchema = z.object({ code: z.string(), message: z.string() });
@@ -35,6 +69,8 @@ export const gapEventSchema = z.object({
 export const streamEventSchemas = {
   user_message: userMessageEventSchema,
   chunk: chunkEventSchema,
+  tool_call: toolCallEventSchema,
+  tool_result: toolResultEventSchema,
   done: doneEventSchema,
   error: errorEventSchema,
   gap: gapEventSchema,

@@ -7,6 +7,8 @@ import {
   messageErrorSchema,
   messageStreamChunkSchema,
   presenceEventSchema,
+  toolCallSchema,
+  toolResultSchema,
   userTypingSchema,
 } from '../schemas/socket-payloads';
 import type { ServerToClientEvents } from './events';
@@ -19,6 +21,8 @@ export const SERVER_EVENT_SCHEMAS = {
   connection_established: connectionEstablishedSchema,
   messageBroadcast: messageBroadcastSchema,
   messageStreamChunk: messageStreamChunkSchema,
+  toolCall: toolCallSchema,
+  toolResult: toolResultSchema,
   messageComplete: messageCompleteSchema,
   messageError: messageErrorSchema,
   controlMessage: controlMessageSchema,

@@ -9,6 +9,8 @@ import type {
   CancelReplyPayload,
   SocketAck,
   SocketEnvelope,
+  ToolCall,
+  ToolResult,
   UserTyping,
   connectionEstablishedSchema,
   roomJoiningPayloadSchema,
@@ -40,6 +42,10 @@ export interface ClientToServerEvents {
 export interface ServerToClientEvents {
   messageBroadcast: (payload: MessageBroadcast) => void;
   messageStreamChunk: (payload: MessageStreamChunk) => void;
+  /** A running reply called a tool (before it runs). */
+  toolCall: (payload: ToolCall) => void;
+  /** The outcome of a `toolCall`: `output`, or `error`. */
+  toolResult: (payload: ToolResult) => void;
   messageComplete: (payload: MessageComplete) => void;
   messageError: (payload: MessageError) => void;
   controlMessage: (payload: ControlMessage) => void;
