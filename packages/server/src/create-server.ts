@@ -26,6 +26,12 @@ import { MessagingService, type ReplyLimits } from './messaging/messaging-servic
 import { serveReplyPeers } from './socket/reply-peers';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
+import { serverSecretsOf, type AgentLoopLimits } from './reply/loop/loop-limits';
+import {
+  callAction,
+  type ActionCallRequest,
+  type ActionCallResult,
+} from './reply/tools/call-action';
 import { loadPlugins, pluginRoutes, type PluginRouteEntry } from './plugins';
 import { ScheduledMessageDispatcher, ScheduledMessageStore } from './scheduling';
 import { createLifecycle } from './server-lifecycle';
@@ -90,6 +96,8 @@ export interface ServerOptions {
   sseKeepAliveMs?: number;
   /** Bounds on model calls and on replies waiting (see {@link ReplyLimits}). */
   replyLimits?: Partial<ReplyLimits>;
+  /** Bounds of each reply's loop of model and tool calls (see `DEFAULTS.agentLoop`); characters may override. */
+  agentLoop?: Partial<AgentLoopLimits>;
   /** Largest socket transport frame in bytes; larger frames close the connection (default 1 MiB). */
   socketMaxPayloadBytes?: number;
   /** Largest socket `message` payload in bytes of JSON, answered with an error (default 64 KiB). */
@@ -152,6 +160,11 @@ export interface ParleyServer {
   readonly url: string;
   /** Migrates the database, loads plugins, binds the port and serves HTTP and the socket. */
   start(): Promise<{ url: string; port: number }>;
+  /**
+   * Runs one action of an agent as its loop would (arguments checked, deadline, callback posting as the agent),
+   * outside any reply: what the plugin test harness drives actions with. Unknown agent: NOT_FOUND.
+   */
+  callAction(request: ActionCallRequest): Promise<ActionCallResult>;
   /**
    * Stops gracefully: stops accepting connections, closes sockets, lets in-flight requests and streams finish
    * up to the shutdown deadline, then ends what is left and closes the database. Safe to call more than once.
@@ -225,10 +238,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const clustered = options.cluster !== undefined || location.kind === 'postgres';
   // Built before the messaging service it answers for: a cancel sent to this process reaches the one running it.
   const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
+  const model = options.model ?? createElizaModel();
+  const serverSecrets = serverSecretsOf(env, options.authToken);
   const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
-    model: options.model ?? createElizaModel(),
+    model,
     logger,
     broadcaster,
     consumers: [
@@ -240,6 +255,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     limits: options.replyLimits,
     sequencer,
     peers,
+    // Read at each reply, once the runtimes below exist: the agents' plugins add to their abilities as they load.
+    abilitiesOf: (agentId) => agents.find(agentId)?.abilities,
+    loopLimits: options.agentLoop,
+    serverSecrets,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },
@@ -265,6 +284,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
           scheduleMessage: (agent, schedule) => scheduler.schedule(agent, schedule),
           sendControl: (control) => messaging.sendControl(control),
         },
+        model,
+        providerTimeoutMs:
+          options.agentLoop?.providerTimeoutMs ?? DEFAULTS.agentLoop.providerTimeoutMs,
       }),
   );
   const tee = createTeeService({
@@ -390,5 +412,16 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       return started;
     },
     stop: lifecycle.stop,
+    callAction: (request) =>
+      callAction(
+        {
+          agent: request.agentId ? agents.get(request.agentId) : agents.defaultAgent,
+          limits: { ...DEFAULTS.agentLoop, ...options.agentLoop },
+          logger,
+          serverSecrets,
+          post: (agent, post) => messaging.postAgentMessage(agent, post),
+        },
+        request,
+      ),
   };
 }

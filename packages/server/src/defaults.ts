@@ -60,6 +60,26 @@ export const DEFAULTS = {
     maxConnectionsPerAddress: 100,
     limitLoopback: false,
   },
+  /**
+   * `AGENT_MAX_STEPS`, `TOOL_TIMEOUT_MS`…, `agentLoop`: the bounds of one reply's loop of model calls and tool
+   * calls; a character's `settings` of the same names override them for that agent.
+   */
+  agentLoop: {
+    /** Model calls that may call tools; the step after the last answers without tools. */
+    maxSteps: 8,
+    /** One tool call's deadline unless its action sets one. */
+    toolTimeoutMs: 30_000,
+    /** Tool calls of one step run at once; the rest wait their turn. */
+    maxParallelTools: 4,
+    /** Tool calls one step may make; beyond, each further call is answered with an error. */
+    maxToolCallsPerStep: 16,
+    /** Characters of one tool result given back to the model, clients and storage; beyond, cut with a marker. */
+    toolResultLimit: 16_384,
+    /** All providers of one model call, together. */
+    providerTimeoutMs: 5_000,
+    /** All evaluators of one reply, together. */
+    evaluatorTimeoutMs: 30_000,
+  },
   /** `WEBHOOK_*`, `webhooks`: outbound webhooks. */
   webhooks: {
     /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h: Svix's schedule, about 18 hours over seven attempts. */

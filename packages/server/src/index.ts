@@ -9,6 +9,8 @@ export { createServer } from './create-server';
 export type { ParleyServer, ServerOptions } from './create-server';
 export type { AgentRegistry } from './agents/agent-registry';
 export type { ReplyLimits } from './messaging/messaging-service';
+export type { AgentLoopLimits } from './reply/loop/loop-limits';
+export type { ActionCallRequest, ActionCallResult } from './reply/tools/call-action';
 
 export { loadCharacterFile, parseCharacter } from './agents/character';
 export { ConfigError } from './errors/config-error';
@@ -21,9 +23,14 @@ export { createElizaModel, createOpenAICompatibleModel } from './models';
 export { createModelFromEnv } from './config/model-settings';
 export type {
   ElizaModelOptions,
+  ModelFinishReason,
   ModelMessage,
   ModelProvider,
   ModelRequest,
+  ModelStreamPart,
+  ModelTool,
+  ModelToolCall,
+  ModelUsage,
   OpenAICompatibleModelOptions,
 } from './models';
 

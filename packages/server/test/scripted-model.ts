@@ -1,5 +1,10 @@
 import { ParleyError } from '@parley/core';
-import type { ModelProvider, ModelRequest } from '../src/models/model-provider';
+import type {
+  ModelProvider,
+  ModelRequest,
+  ModelStreamPart,
+  ModelToolCall,
+} from '../src/models/model-provider';
 
 /** How the scripted model answers the next requests. */
 export interface ScriptedBehaviour {
@@ -15,6 +20,13 @@ export interface ScriptedBehaviour {
   gate?: Promise<void> | ((request: ModelRequest) => Promise<void> | undefined);
   /** Wait for `gate` once `after` characters of the reply text have been sent (a reply cut in the middle). */
   pauseInText?: { after: number; gate: Promise<void> };
+  /**
+   * Tool calls to make in this step instead of answering (a function decides per request; undefined or an
+   * empty list: answer). Only offered tools' names make sense, but the model may call anything, as a real one can.
+   */
+  toolCalls?: ModelToolCall[] | ((request: ModelRequest) => ModelToolCall[] | undefined);
+  /** Plain text instead of the action-aware XML document (as a tool-calling model answers). */
+  plain?: boolean;
 }
 
 /**
@@ -23,6 +35,8 @@ export interface ScriptedBehaviour {
  */
 export class ScriptedModel implements ModelProvider {
   readonly name = 'scripted';
+  /** Whether tools are offered to it natively (default true). */
+  callsTools = true;
   behaviour: ScriptedBehaviour = {};
   readonly requests: ModelRequest[] = [];
   readonly aborted: ModelRequest[] = [];
@@ -33,9 +47,10 @@ export class ScriptedModel implements ModelProvider {
     return new Promise((resolve) => this.#abortListeners.push(resolve));
   }
 
-  async *stream(request: ModelRequest): AsyncIterable<string> {
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
     this.requests.push(request);
     const { reply = 'Hello there!', actions = 'REPLY', chunkSize = 5, fail, gate } = this.behaviour;
+    const { toolCalls, plain } = this.behaviour;
     const { pauseInText } = this.behaviour;
     const onAbort = () => {
       this.aborted.push(request);
@@ -47,13 +62,25 @@ export class ScriptedModel implements ModelProvider {
     if (held) await Promise.race([held, aborted(request.signal)]);
     throwIfAborted(request.signal);
     if (fail) throw fail;
+    const calls = typeof toolCalls === 'function' ? toolCalls(request) : toolCalls;
+    if (calls && calls.length > 0) {
+      for (const call of calls) {
+        await new Promise((resolve) => setImmediate(resolve));
+        throwIfAborted(request.signal);
+        yield { type: 'tool-call', ...call };
+      }
+      yield { type: 'finish', finishReason: 'tool-calls' };
+      return;
+    }
     const text = typeof reply === 'function' ? reply(request) : reply;
-    const document = `<response><thought>scripted</thought><actions>${actions}</actions><text>${text}</text></response>`;
+    const document = plain
+      ? text
+      : `<response><thought>scripted</thought><actions>${actions}</actions><text>${text}</text></response>`;
     const pauseAt = pauseInText ? document.indexOf('<text>') + 6 + pauseInText.after : Infinity;
     for (let i = 0; i < document.length; i += chunkSize) {
       if (i >= pauseAt && i - chunkSize < pauseAt) await pauseInText!.gate;
       throwIfAborted(request.signal);
-      yield document.slice(i, i + chunkSize);
+      yield { type: 'text-delta', delta: document.slice(i, i + chunkSize) };
       // A new turn of the event loop per piece, as pieces of a live model arrive.
       await new Promise((resolve) => setImmediate(resolve));
     }

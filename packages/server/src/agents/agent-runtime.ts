@@ -1,17 +1,28 @@
 import { inspect } from 'node:util';
 import type {
+  Action,
   AgentPostOptions,
   AgentRuntime,
   AgentScheduleOptions,
   Character,
   ControlOptions,
+  Evaluator,
+  Memory,
+  ModelParams,
+  Plugin,
   PluginEventHandler,
   PluginLogger,
   PluginService,
   PluginServiceClass,
+  Provider,
   ScheduledMessageInfo,
+  State,
 } from '@parley/plugin-sdk';
+import type { ModelProvider } from '../models/model-provider';
+import { AgentAbilities } from './agent-abilities';
 import { AgentEvents } from './agent-events';
+import { composeState } from './compose-state';
+import { useModel } from './use-model';
 import type { AgentProfile } from './agent-profile';
 import { AgentServiceRegistry } from './agent-services';
 import { copyCharacter } from './copy-character';
@@ -38,6 +49,10 @@ export interface AgentRuntimeContext {
   serverUrl: () => string;
   logger: PluginLogger;
   services: AgentServices;
+  /** The model `useModel` asks (none: it throws). */
+  model?: ModelProvider;
+  /** The deadline of all providers in `composeState`. */
+  providerTimeoutMs?: number;
 }
 
 function isSet(value: unknown): boolean {
@@ -59,6 +74,8 @@ export class ParleyAgentRuntime implements AgentRuntime {
   readonly #context: AgentRuntimeContext;
   readonly #services = new AgentServiceRegistry();
   readonly #events = new AgentEvents();
+  /** The actions, providers and evaluators of the plugins this agent loads, each with its plugin's runtime. */
+  readonly abilities = new AgentAbilities();
 
   constructor(profile: AgentProfile, context: AgentRuntimeContext) {
     this.#profile = profile;
@@ -124,6 +141,60 @@ export class ParleyAgentRuntime implements AgentRuntime {
 
   registerEvent(event: string, handler: PluginEventHandler): void {
     this.#events.register(event, handler);
+  }
+
+  get actions(): readonly Action[] {
+    return this.abilities.actions.map((entry) => entry.action);
+  }
+
+  get providers(): readonly Provider[] {
+    return this.abilities.providers.map((entry) => entry.item);
+  }
+
+  get evaluators(): readonly Evaluator[] {
+    return this.abilities.evaluators.map((entry) => entry.item);
+  }
+
+  registerAction(action: Action): void {
+    this.abilities.addAction(action, this, 'runtime');
+  }
+
+  registerProvider(provider: Provider): void {
+    this.abilities.addProvider(provider, this, 'runtime');
+  }
+
+  registerEvaluator(evaluator: Evaluator): void {
+    this.abilities.addEvaluator(evaluator, this, 'runtime');
+  }
+
+  /** Takes a plugin's actions, providers and evaluators, each to run with `runtime` (that plugin's view). */
+  adopt(plugin: Plugin, runtime: AgentRuntime): void {
+    for (const action of plugin.actions ?? [])
+      this.abilities.addAction(action, runtime, plugin.name);
+    for (const provider of plugin.providers ?? []) {
+      this.abilities.addProvider(provider, runtime, plugin.name);
+    }
+    for (const evaluator of plugin.evaluators ?? []) {
+      this.abilities.addEvaluator(evaluator, runtime, plugin.name);
+    }
+  }
+
+  composeState(
+    message: Memory,
+    includeList?: string[] | null,
+    onlyInclude?: boolean,
+  ): Promise<State> {
+    return composeState(this.abilities, message, {
+      include: includeList,
+      onlyInclude,
+      timeoutMs: this.#context.providerTimeoutMs ?? 5_000,
+      logger: this.logger,
+      values: { agentName: this.character.name },
+    });
+  }
+
+  useModel(modelType: string, params: ModelParams): Promise<unknown> {
+    return useModel(this.#context.model, this.character.name, modelType, params);
   }
 
   /** What a structured logger shows of a runtime: never its settings. */

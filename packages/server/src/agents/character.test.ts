@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors/config-error';
-import { buildPrompt, buildSystemPrompt } from '../messaging/build-prompt';
+import { buildPrompt, buildSystemPrompt } from '../reply/loop/build-prompt';
 import { createMemoryLogger } from '../plugins/create-plugin-test-app';
 import { toAgentProfile } from './agent-profile';
 import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';

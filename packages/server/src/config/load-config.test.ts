@@ -113,6 +113,8 @@ describe('loadConfig', () => {
       baseUrl: 'http://127.0.0.1:11434/v1',
       model: 'llama3.2',
       timeoutMs: 60_000,
+      callsTools: true,
+      includeUsage: true,
     });
     expect(toServerOptions(local).model?.name).not.toBe('eliza');
   });

@@ -166,6 +166,15 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     bodyLimit: config.bodyLimit,
     uploadLimit: config.uploadLimit,
     ...toGuardOptions(config.settings),
+    agentLoop: {
+      maxSteps: config.settings.AGENT_MAX_STEPS,
+      toolTimeoutMs: config.settings.TOOL_TIMEOUT_MS,
+      maxParallelTools: config.settings.TOOL_MAX_PARALLEL,
+      maxToolCallsPerStep: config.settings.TOOL_MAX_CALLS_PER_STEP,
+      toolResultLimit: config.settings.TOOL_RESULT_LIMIT,
+      providerTimeoutMs: config.settings.PROVIDER_TIMEOUT_MS,
+      evaluatorTimeoutMs: config.settings.EVALUATOR_TIMEOUT_MS,
+    },
     webhooks: {
       retryDelaysMs: config.settings.WEBHOOK_RETRY_DELAYS,
       privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,

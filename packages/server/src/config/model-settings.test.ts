@@ -26,7 +26,7 @@ describe('createModelFromEnv', () => {
       agentName: 'Eliza',
       messages: [{ role: 'user', content: 'hi' }],
     })) {
-      text += piece;
+      if (piece.type === 'text-delta') text += piece.delta;
     }
     expect(text).toBe('hi from upstream');
     expect(seen).toEqual([

@@ -11,6 +11,8 @@ export function toModelSettings(settings: {
   OPENAI_API_KEY?: string | undefined;
   MODEL?: string | undefined;
   MODEL_TIMEOUT_MS: number;
+  MODEL_TOOLS: boolean;
+  MODEL_INCLUDE_USAGE: boolean;
 }): ModelSettings {
   if (settings.MODEL_PROVIDER === 'eliza') return { provider: 'eliza' };
   return {
@@ -19,6 +21,8 @@ export function toModelSettings(settings: {
     // The schema requires MODEL with the openai provider.
     model: settings.MODEL ?? '',
     timeoutMs: settings.MODEL_TIMEOUT_MS,
+    callsTools: settings.MODEL_TOOLS,
+    includeUsage: settings.MODEL_INCLUDE_USAGE,
     ...(settings.OPENAI_API_KEY ? { apiKey: settings.OPENAI_API_KEY } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
 import { guardSettingsSchema } from '../guards/guard-settings';
 import { LOG_LEVELS } from '../logger';
+import { LOOP_SETTINGS } from '../reply/loop/loop-limits';
 import { invalidTargetEntry } from '../webhooks/target-policy';
 import {
   durationList,
@@ -12,6 +13,7 @@ import {
   textWithDefault,
   urlOf,
   wholeNumber,
+  yesNo,
 } from './setting-types';
 
 const SALT_MIN_LENGTH = 8;
@@ -68,6 +70,8 @@ export const modelSettingsSchema = z
     OPENAI_API_KEY: text(),
     MODEL: text(),
     MODEL_TIMEOUT_MS: wholeNumber(DEFAULTS.modelTimeoutMs, 1),
+    MODEL_TOOLS: yesNo(true),
+    MODEL_INCLUDE_USAGE: yesNo(true),
   })
   .superRefine((settings, context) => {
     if (settings.MODEL_PROVIDER === 'openai' && settings.MODEL === undefined) {
@@ -78,6 +82,24 @@ export const modelSettingsSchema = z
       });
     }
   });
+
+/**
+ * The bounds of each reply's loop of model and tool calls (`DEFAULTS.agentLoop`); a character's `settings` of the
+ * same names override them for that agent, within the same ranges.
+ */
+export const agentLoopSettingsSchema = z.object({
+  AGENT_MAX_STEPS: loopBound('maxSteps'),
+  TOOL_TIMEOUT_MS: loopBound('toolTimeoutMs'),
+  TOOL_MAX_PARALLEL: loopBound('maxParallelTools'),
+  TOOL_MAX_CALLS_PER_STEP: loopBound('maxToolCallsPerStep'),
+  TOOL_RESULT_LIMIT: loopBound('toolResultLimit'),
+  PROVIDER_TIMEOUT_MS: loopBound('providerTimeoutMs'),
+  EVALUATOR_TIMEOUT_MS: loopBound('evaluatorTimeoutMs'),
+});
+
+function loopBound(key: keyof typeof LOOP_SETTINGS) {
+  return wholeNumber(DEFAULTS.agentLoop[key], LOOP_SETTINGS[key].min, LOOP_SETTINGS[key].max);
+}
 
 /** The server's own settings. */
 export const serverSettingsSchema = z.object({
@@ -110,7 +132,7 @@ export const serverSettingsSchema = z.object({
  * near misses.
  */
 export const settingsSchema = z.intersection(
-  serverSettingsSchema,
+  z.intersection(serverSettingsSchema, agentLoopSettingsSchema),
   z.intersection(
     modelSettingsSchema,
     // The guards' settings (TRUST_PROXY, ALLOWED_HOSTS, rate limits, connection caps): guards/guard-settings.ts.
@@ -141,6 +163,7 @@ export const PLUGIN_SETTINGS = [
 /** Every setting name Parley knows. */
 export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(serverSettingsSchema.shape),
+  ...Object.keys(agentLoopSettingsSchema.shape),
   ...Object.keys(modelSettingsSchema.shape),
   ...Object.keys(teeSettingsSchema.shape),
   ...Object.keys(guardSettingsSchema.shape),

@@ -1,26 +1,40 @@
-import type { ReplyPart } from '../messaging/reply-part';
-import type { ReplyStream } from '../messaging/reply-stream';
+import { type ReplyPartHandlers, handlePart } from '../reply/parts/reply-part';
+import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { ReplyPosition } from './reply-event-id';
 import { toEventId } from './reply-event-id';
 import type { SseStream } from './sse-stream';
 
-/** Where a new stream starts: before any text of the reply. */
+/** Where a new stream starts: before any text or tool part of the reply. */
 export const startOf = (replyId: string): ReplyPosition => ({
   replyId,
   kind: 'text',
   index: -1,
   offset: 0,
+  tools: 0,
 });
 
 /**
- * The SSE consumer of a reply: each text delta after `from` as a `chunk`, then `done` or `error`, each with an
- * id to resume from. Ends the SSE stream after the last part. A reply rebuilt from storage holds its whole text
- * in one delta: the client gets the text after its offset as one chunk, numbered after its last one.
+ * The SSE consumer of a reply: after `from`, each text delta as a `chunk` and each tool part as a `tool_call` or
+ * `tool_result`, then `done` or `error`, each with an id to resume from. Ends the SSE stream after the last part.
+ *
+ * Resuming skips the text the client has (chunks up to its index, live; its first `offset` characters, from
+ * storage) and its first `tools` tool parts. A reply rebuilt from storage holds its tool parts first, step by
+ * step, then its whole text in one delta: the client gets the text after its offset as one chunk, numbered after
+ * its last one. A position beyond what the reply has is told once as `gap`.
  */
 export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: ReplyPosition): void {
-  let offset = from.kind === 'text' ? from.offset : 0;
-  const skipThrough = from.kind === 'text' ? from.index : Number.MAX_SAFE_INTEGER;
-  const { replyId } = stream;
+  const { replyId, restored } = stream;
+  const resumed = from.kind === 'text' ? from : undefined;
+  // What the client has, as its next event id says: the last chunk's index, the characters, the tool parts.
+  let index = resumed?.index ?? -1;
+  let offset = resumed?.offset ?? 0;
+  let tools = resumed?.tools ?? 0;
+  // What the reply has had so far: its last chunk's index and its tool parts.
+  let lastIndex = -1;
+  let toolParts = 0;
+  const position = () => toEventId({ replyId, kind: 'text', index, offset, tools });
+  const end = toEventId({ replyId, kind: 'end' });
+
   let gapTold = false;
   // Resuming from a position outside what is retained: said once, explicitly, before what follows.
   const gap = () => {
@@ -32,51 +46,81 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
       message: 'The stream cannot continue from Last-Event-ID; read the stored reply instead',
     });
   };
-  let lastIndex = -1;
-  const unsubscribe = stream.subscribe((part: ReplyPart) => {
-    if (part.type === 'text-delta') lastIndex = part.index;
-    else if ((part.type === 'reply-end' || part.type === 'error') && from.kind === 'text') {
-      // A position past the reply's last chunk is not one this reply ever had.
-      if (!stream.restored && from.index > lastIndex) gap();
-    }
-    switch (part.type) {
-      case 'text-delta': {
-        if (stream.restored) {
-          if (from.kind === 'text' && from.offset > part.delta.length) gap();
-          if (from.kind !== 'text' || from.offset >= part.delta.length) return;
-          const index = from.index + 1;
-          const id = toEventId({ replyId, kind: 'text', index, offset: part.delta.length });
-          sse.send(
-            'chunk',
-            { messageId: replyId, chunk: part.delta.slice(from.offset), index },
-            id,
-          );
-          return;
-        }
-        if (part.index <= skipThrough) return;
-        offset += part.delta.length;
-        const id = toEventId({ replyId, kind: 'text', index: part.index, offset });
-        sse.send('chunk', { messageId: replyId, chunk: part.delta, index: part.index }, id);
+  // At the end: a position past the reply's last chunk or tool part is not one this reply ever had.
+  const checkReached = () => {
+    if (!resumed) return;
+    if ((!restored && resumed.index > lastIndex) || resumed.tools > toolParts) gap();
+  };
+  const skipTools = resumed ? (restored ? storedSkip(stream, resumed.tools) : resumed.tools) : 0;
+  const sendTool = (event: 'tool_call' | 'tool_result', data: object) => {
+    toolParts += 1;
+    if (!resumed || toolParts <= skipTools) return;
+    tools = toolParts;
+    sse.send(event, data, position());
+  };
+
+  const handlers = {
+    'reply-start': () => undefined,
+    'text-delta': (part) => {
+      lastIndex = part.index;
+      if (!resumed) return;
+      if (restored) {
+        // Every tool part of a stored reply comes before its text.
+        if (resumed.tools > toolParts) gap();
+        if (resumed.offset > part.delta.length) gap();
+        if (resumed.offset >= part.delta.length) return;
+        index = resumed.index + 1;
+        offset = part.delta.length;
+        const chunk = part.delta.slice(resumed.offset);
+        sse.send('chunk', { messageId: replyId, chunk, index }, position());
         return;
       }
-      case 'reply-end':
-        sse.send(
-          'done',
-          { text: part.text, actions: part.actions },
-          toEventId({ replyId, kind: 'end' }),
-        );
-        break;
-      case 'error':
-        sse.send(
-          'error',
-          { code: part.code, message: part.message },
-          toEventId({ replyId, kind: 'end' }),
-        );
-        break;
-      default:
-        return;
-    }
-    sse.close();
-  });
+      if (part.index <= resumed.index) return;
+      index = part.index;
+      offset += part.delta.length;
+      sse.send('chunk', { messageId: replyId, chunk: part.delta, index }, position());
+    },
+    'tool-call': ({ toolCallId, toolName, input }) =>
+      sendTool('tool_call', { toolCallId, toolName, input }),
+    'tool-result': ({ toolCallId, toolName, output, error }) =>
+      sendTool(
+        'tool_result',
+        // An output JSON cannot hold (none at all) is sent as null: the event always has one of the two.
+        error === undefined
+          ? { toolCallId, toolName, output: output ?? null }
+          : { toolCallId, toolName, error },
+      ),
+    'reply-end': ({ text, actions, toolCalls }) => {
+      checkReached();
+      sse.send('done', { text, actions, toolCalls }, end);
+      sse.close();
+    },
+    error: ({ code, message }) => {
+      checkReached();
+      sse.send('error', { code, message }, end);
+      sse.close();
+    },
+  } satisfies ReplyPartHandlers;
+
+  const unsubscribe = stream.subscribe((part) => handlePart(handlers, part));
   sse.signal.addEventListener('abort', unsubscribe, { once: true });
+}
+
+/**
+ * How many tool parts of a stored reply a client at `tools` has for sure. Storage keeps each step's results in
+ * call order, not in the order they ended (and were sent) in: a count that ends among one step's results is
+ * moved back to that step's first result, so that none is lost; the client may get some of them twice (the
+ * same `toolCallId`).
+ */
+function storedSkip(stream: ReplyStream, tools: number): number {
+  const parts = stream.parts.filter(
+    (part) => part.type === 'tool-call' || part.type === 'tool-result',
+  );
+  let skip = Math.min(tools, parts.length);
+  while (skip > 0 && skip < parts.length) {
+    const [had, next] = [parts[skip - 1]!, parts[skip]!];
+    if (had.type !== 'tool-result' || next.type !== 'tool-result' || had.step !== next.step) break;
+    skip -= 1;
+  }
+  return skip;
 }

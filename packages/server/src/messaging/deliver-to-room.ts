@@ -1,11 +1,20 @@
+import {
+  type ReplyPartHandlers,
+  type ToolCallPart,
+  type ToolResultPart,
+  handlePart,
+} from '../reply/parts/reply-part';
+import { ELIZA_WEB_CLIENT_SOURCE, toActionNotice } from './eliza-action-notices';
+import type { ReplyConsumer, ReplyStream } from '../reply/parts/reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
-import type { ReplyConsumer, ReplyStream } from './reply-stream';
 import { toBroadcast } from './to-broadcast';
 
 /**
- * The room's consumer of every reply, whatever started it: each text delta as `messageStreamChunk`, then the
- * stored reply as `messageBroadcast` or the failure as `messageError`, then `messageComplete`. So every member
- * of the room sees the same sequence for every reply.
+ * The room's consumer of every reply, whatever started it: each text delta as `messageStreamChunk`, each tool
+ * call and its outcome as `toolCall` and `toolResult` (and, answering elizaOS's web client, elizaOS's action
+ * notices), then the stored reply as `messageBroadcast` or the
+ * failure as `messageError`, then `messageComplete`. So every member of the room sees the same sequence for
+ * every reply.
  */
 export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster): void {
   const { channelId, replyId } = stream;
@@ -13,34 +22,68 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
   // messageComplete names the message whose processing ended: the one answered, else the post itself.
   const completed = { messageId: stream.inReplyTo ?? replyId, ...room };
   let agent = { agentId: '', agentName: '' };
-  stream.subscribe((part) => {
-    switch (part.type) {
-      case 'reply-start':
-        agent = { agentId: part.agentId, agentName: part.agentName };
-        return;
-      case 'text-delta':
-        broadcaster.emit(channelId, 'messageStreamChunk', {
-          messageId: replyId,
-          chunk: part.delta,
-          index: part.index,
-          ...room,
-          ...agent,
-        });
-        return;
-      case 'reply-end':
-        if (part.message)
-          broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
-        break;
-      case 'error':
-        broadcaster.emit(channelId, 'messageError', {
-          code: part.code,
-          message: part.message,
-          ...completed,
-        });
-        break;
-    }
-    broadcaster.emit(channelId, 'messageComplete', completed);
-  });
+  // elizaOS's web client also hears each action start and end, as elizaOS's own server tells it.
+  let notices = false;
+  const notice = (part: ToolCallPart | ToolResultPart) => {
+    if (!notices) return;
+    broadcaster.emit(
+      channelId,
+      'messageBroadcast',
+      toActionNotice(part, { replyId, channelId, inReplyTo: stream.inReplyTo, ...agent }),
+    );
+  };
+  const handlers = {
+    'reply-start': (part) => {
+      agent = { agentId: part.agentId, agentName: part.agentName };
+      notices = part.source === ELIZA_WEB_CLIENT_SOURCE;
+    },
+    'text-delta': (part) => {
+      broadcaster.emit(channelId, 'messageStreamChunk', {
+        messageId: replyId,
+        chunk: part.delta,
+        index: part.index,
+        ...room,
+        ...agent,
+      });
+    },
+    'tool-call': (part) => {
+      const { toolCallId, toolName, input } = part;
+      notice(part);
+      broadcaster.emit(channelId, 'toolCall', {
+        messageId: replyId,
+        ...room,
+        ...agent,
+        toolCallId,
+        toolName,
+        input,
+      });
+    },
+    'tool-result': (part) => {
+      const { toolCallId, toolName, output, error } = part;
+      notice(part);
+      broadcaster.emit(channelId, 'toolResult', {
+        messageId: replyId,
+        ...room,
+        ...agent,
+        toolCallId,
+        toolName,
+        ...(error === undefined ? { output } : { error }),
+      });
+    },
+    'reply-end': (part) => {
+      if (part.message) broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
+      broadcaster.emit(channelId, 'messageComplete', completed);
+    },
+    error: (part) => {
+      broadcaster.emit(channelId, 'messageError', {
+        code: part.code,
+        message: part.message,
+        ...completed,
+      });
+      broadcaster.emit(channelId, 'messageComplete', completed);
+    },
+  } satisfies ReplyPartHandlers;
+  stream.subscribe((part) => handlePart(handlers, part));
 }
 
 /** {@link deliverToRoom} as a consumer the messaging service hands every new reply to. */

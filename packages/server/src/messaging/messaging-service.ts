@@ -10,11 +10,15 @@ import {
   parseOrThrow,
   reservedUuid,
 } from '@parley/core';
-import type { AgentPostOptions, ControlOptions } from '@parley/plugin-sdk';
+import type { AgentPostOptions, Content, ControlOptions, Memory } from '@parley/plugin-sdk';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentProfile } from '../agents/agent-profile';
+import type { AgentAbilities } from '../agents/agent-abilities';
 import type { AgentRegistry } from '../agents/agent-registry';
+import { toMemory } from '../agents/to-memory';
+import { DEFAULTS } from '../defaults';
+import type { AgentLoopLimits } from '../reply/loop/loop-limits';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import type { ChannelSequencer } from './channel-sequencer';
@@ -25,17 +29,17 @@ import {
   REPLY_CLAIM_MS,
 } from './idempotency';
 import { KeyedQueue } from './keyed-queue';
-import { produceModelReply, type ModelReplyContext } from './produce-model-reply';
+import { produceModelReply, type ModelReplyContext } from '../reply/loop/produce-model-reply';
 import {
   DEFAULT_REPLY_LIMITS,
   ReplyAdmission,
   type ReplyLimits,
   type ReplyTicket,
 } from './reply-admission';
-import { type ReplyExtractor, createReplyExtractor } from './reply-extractor';
-import { toReplyError } from './reply-failure';
+import { type ReplyExtractor, createReplyExtractor } from '../reply/loop/reply-extractor';
+import { toReplyError } from '../reply/loop/reply-failure';
 import { ReplyRegistry } from './reply-registry';
-import { type ReplyConsumer, ReplyStream, storedReplyParts } from './reply-stream';
+import { type ReplyConsumer, ReplyStream, storedReplyParts } from '../reply/parts/reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
 
@@ -120,6 +124,12 @@ export interface MessagingServiceOptions {
   replyLingerMs?: number;
   /** The other processes sharing the database (a cancel reaches the one holding the reply). */
   peers?: ReplyPeers;
+  /** What each agent can do (its plugins' actions, providers, evaluators); none: agents only talk. */
+  abilitiesOf?: (agentId: string) => AgentAbilities | undefined;
+  /** Bounds of each reply's loop of model and tool calls (default `DEFAULTS.agentLoop`). */
+  loopLimits?: Partial<AgentLoopLimits>;
+  /** Values no tool result may show (the server's keys), besides each agent's own secrets. */
+  serverSecrets?: readonly string[];
 }
 
 /** How often a reply another process produces is looked for in storage. */
@@ -158,7 +168,35 @@ export class MessagingService {
       logger: options.logger,
       historyLimit: options.historyLimit ?? 20,
       createExtractor: options.createExtractor ?? createReplyExtractor,
+      abilitiesOf: options.abilitiesOf,
+      loopLimits: { ...DEFAULTS.agentLoop, ...options.loopLimits },
+      serverSecrets: options.serverSecrets,
+      postAsAgent: (agent, content, inReplyTo) => this.#postContent(agent, content, inReplyTo),
     };
+  }
+
+  /** An action's `callback`: its content posted as the agent, in answer to the message the reply answers. */
+  async #postContent(
+    agent: AgentProfile,
+    content: Content,
+    inReplyTo: StoredMessage,
+  ): Promise<Memory[]> {
+    if (typeof content?.text !== 'string' || content.text.trim() === '') return [];
+    const actions = Array.isArray(content.actions)
+      ? content.actions.filter((name): name is string => typeof name === 'string')
+      : undefined;
+    const message = await this.postAgentMessage(agent, {
+      channelId: inReplyTo.channel_id,
+      serverId: inReplyTo.server_id,
+      text: content.text,
+      ...(typeof content.thought === 'string' ? { thought: content.thought } : {}),
+      ...(actions ? { actions } : {}),
+      ...(Array.isArray(content.attachments)
+        ? { metadata: { attachments: content.attachments } }
+        : {}),
+      inReplyTo: inReplyTo.id,
+    });
+    return [toMemory(message, agent.agentId)];
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ReplyStream } from './reply-stream';
+import type { ReplyStream } from '../reply/parts/reply-stream';
 
 /** A reply the registry holds: its stream and what stops it. */
 export interface RegisteredReply {

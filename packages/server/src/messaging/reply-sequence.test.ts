@@ -38,6 +38,7 @@ function routingModel(
 ): ModelProvider {
   return {
     name: 'routing',
+    callsTools: true,
     stream(request) {
       const last = request.messages.at(-1)?.content ?? '';
       if (last.startsWith('cut')) return models.cut.stream(request);

@@ -43,6 +43,8 @@ export interface ParleyMetrics {
   observeModelLatency(ms: number): void;
   /** The model failed, with the Parley error code it was mapped to (`TIMEOUT`, `UPSTREAM_ERROR`, …). */
   modelError(code: string): void;
+  /** A tool call ended; `tool` is already bounded (see `toolLabel` in observe-reply.ts). */
+  toolCallFinished(tool: string, outcome: 'ok' | 'error'): void;
   /** Outbound webhook attempts (success or failure) and deliveries that ended (delivered or dead). */
   readonly webhooks: {
     attempt(result: 'success' | 'failure'): void;
@@ -114,6 +116,12 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const toolCalls = new Counter({
+    name: 'parley_tool_calls_total',
+    help: 'Tool calls that ended, by tool (at most 100 names, then other) and outcome (ok, error)',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
   const webhookAttempts = new Counter({
     name: 'parley_webhook_attempts_total',
     help: 'Outbound webhook attempts, by result (success, failure)',
@@ -177,6 +185,7 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     },
     observeModelLatency: (ms) => modelSeconds.observe(ms / 1000),
     modelError: (code) => modelErrors.inc({ code }),
+    toolCallFinished: (tool, outcome) => toolCalls.inc({ tool, outcome }),
     webhooks: {
       attempt: (result) => webhookAttempts.inc({ result }),
       delivery: (outcome) => webhookDeliveries.inc({ outcome }),

@@ -29,6 +29,9 @@ describe('GET /metrics', () => {
     metrics.replyFinished('stored');
     metrics.observeModelLatency(120);
     metrics.modelError('TIMEOUT');
+    metrics.toolCallFinished('CALCULATE', 'ok');
+    metrics.toolCallFinished('CALCULATE', 'ok');
+    metrics.toolCallFinished('other', 'error');
     metrics.watch({
       sockets: () => 3,
       rooms: () => 2,
@@ -48,6 +51,8 @@ describe('GET /metrics', () => {
     expect(text).toContain('parley_replies_total{outcome="stored"} 1');
     expect(text).toContain('parley_model_duration_seconds_count 1');
     expect(text).toContain('parley_model_errors_total{code="TIMEOUT"} 1');
+    expect(text).toContain('parley_tool_calls_total{tool="CALCULATE",outcome="ok"} 2');
+    expect(text).toContain('parley_tool_calls_total{tool="other",outcome="error"} 1');
     expect(text).toContain('parley_sockets 3');
     expect(text).toContain('parley_rooms 2');
     expect(text).toContain('parley_queue_depth{queue="replies"} 5');

@@ -8,7 +8,9 @@ const FORMAT =
 
 async function collect(messages: ModelMessage[], agentName = 'Eliza') {
   const chunks: string[] = [];
-  for await (const chunk of createElizaModel().stream({ messages, agentName })) chunks.push(chunk);
+  for await (const part of createElizaModel().stream({ messages, agentName })) {
+    if (part.type === 'text-delta') chunks.push(part.delta);
+  }
   const match = FORMAT.exec(chunks.join(''));
   return { chunks, thought: match?.[1], text: match?.[2] };
 }
@@ -146,5 +148,71 @@ describe('createElizaModel', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     await expect(iterator.next()).resolves.toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('createElizaModel with tools', () => {
+  const calculator = {
+    name: 'CALCULATE',
+    description: 'arithmetic',
+    inputSchema: { type: 'object' },
+  };
+  const parts = async (request: Parameters<ReturnType<typeof createElizaModel>['stream']>[0]) => {
+    const list = [];
+    for await (const part of createElizaModel().stream(request)) list.push(part);
+    return list;
+  };
+
+  it('calls an offered CALCULATE on an arithmetic request, and only then', async () => {
+    const asked = await parts({
+      agentName: 'Eliza',
+      messages: [user('What is (3 + 4) * 2?')],
+      tools: [calculator],
+    });
+    expect(asked).toEqual([
+      {
+        type: 'tool-call',
+        toolCallId: expect.stringMatching(/^call_eliza_/),
+        toolName: 'CALCULATE',
+        input: '{"expression":"(3 + 4) * 2"}',
+      },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+    // Not offered, or not arithmetic: it talks.
+    for (const request of [
+      { messages: [user('What is (3 + 4) * 2?')], tools: [] },
+      { messages: [user('What is love?')], tools: [calculator] },
+    ]) {
+      const answer = await parts({ agentName: 'Eliza', ...request });
+      expect(answer.every((part) => part.type === 'text-delta')).toBe(true);
+    }
+  });
+
+  it('"run NAME" calls the offered tool of that name with no arguments', async () => {
+    const hello = { name: 'HELLO_WORLD', description: 'greets', inputSchema: { type: 'object' } };
+    const [first] = await parts({
+      agentName: 'Eliza',
+      messages: [user('run hello_world')],
+      tools: [hello],
+    });
+    expect(first).toMatchObject({ type: 'tool-call', toolName: 'HELLO_WORLD', input: '{}' });
+  });
+
+  it('answers from the results that end the conversation, failures said plainly', async () => {
+    const answer = await collect([
+      user('What is 1 / 0?'),
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ toolCallId: 'c', toolName: 'CALCULATE', input: '{}' }],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'c',
+        toolName: 'CALCULATE',
+        content: '{"error":"division by zero"}',
+      },
+    ]);
+    expect(answer.text).toBe('I tried CALCULATE, but it did not work: division by zero.');
   });
 });

@@ -3,9 +3,10 @@ import { compileScript } from './eliza/compile-script';
 import { composeReply } from './eliza/compose-reply';
 import { DOCTOR_SCRIPT } from './eliza/doctor-script';
 import type { ElizaScript } from './eliza/eliza-script';
+import { answerFromResults, pickToolCall } from './eliza/pick-tool-call';
 import { splitIntoChunks } from './eliza/split-into-chunks';
 import { toActionResponse } from './eliza/to-action-response';
-import type { ModelProvider, ModelRequest } from './model-provider';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider';
 
 /** Options of {@link createElizaModel}. */
 export interface ElizaModelOptions {
@@ -49,12 +50,31 @@ async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<
 export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider {
   const script = compileScript(options.script ?? DOCTOR_SCRIPT);
   const delayMs = options.chunkDelayMs ?? 0;
+  let calls = 0;
   return {
     name: 'eliza',
-    async *stream(request: ModelRequest) {
+    callsTools: true,
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
       const { signal } = request;
       signal?.throwIfAborted();
-      const reply = composeReply(request.messages, toSpokenName(request.agentName), script);
+      const last = request.messages.at(-1);
+      const call =
+        last?.role === 'user' ? pickToolCall(last.content, request.tools ?? []) : undefined;
+      if (call) {
+        calls += 1;
+        yield {
+          type: 'tool-call',
+          toolCallId: `call_eliza_${calls}`,
+          toolName: call.toolName,
+          input: JSON.stringify(call.input),
+        };
+        yield { type: 'finish', finishReason: 'tool-calls' };
+        return;
+      }
+      const results = answerFromResults(request.messages);
+      const reply = results
+        ? { thought: 'The results are in. Tell them plainly.', text: results }
+        : composeReply(request.messages, toSpokenName(request.agentName), script);
       const chunks = splitIntoChunks(toActionResponse({ ...reply, actions: ['REPLY'] }));
       for (const [index, chunk] of chunks.entries()) {
         if (index > 0) {
@@ -63,7 +83,7 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
           else await new Promise((resolve) => setImmediate(resolve));
         }
         signal?.throwIfAborted();
-        yield chunk;
+        yield { type: 'text-delta', delta: chunk };
       }
     },
   };

@@ -3,7 +3,7 @@
  * The models agents answer with: the offline ELIZA-style default, any OpenAI-compatible endpoint, and the
  * choice between them from model settings (read from the environment in `config/`). `./testing/fake-openai-server` is a test helper and not exported here.
  */
-export type { ModelMessage, ModelProvider, ModelRequest } from './model-provider';
+export type * from './model-provider';
 export { createElizaModel } from './eliza-model';
 export type { ElizaModelOptions } from './eliza-model';
 export type { ElizaKeyword, ElizaRule, ElizaScript } from './eliza/eliza-script';

@@ -8,7 +8,17 @@ import { createOpenAICompatibleModel } from './openai-compatible-model';
  */
 export type ModelSettings =
   | { provider: 'eliza' }
-  | { provider: 'openai'; baseUrl: string; model: string; apiKey?: string; timeoutMs: number };
+  | {
+      provider: 'openai';
+      baseUrl: string;
+      model: string;
+      apiKey?: string;
+      timeoutMs: number;
+      /** Offer tools natively (`tools` in the request); default true. */
+      callsTools?: boolean;
+      /** Ask for token usage at the end of the stream (`stream_options.include_usage`); default true. */
+      includeUsage?: boolean;
+    };
 
 /** Creates the model that `settings` describe. */
 export function createModel(settings: ModelSettings): ModelProvider {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ParleyError } from '@parley/core';
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest } from './model-provider';
+import type { ModelRequest, ModelStreamPart } from './model-provider';
 import { createOpenAICompatibleModel } from './openai-compatible-model';
 import { type FakeOpenAIServerOptions, startFakeOpenAIServer } from './testing/fake-openai-server';
 
@@ -16,13 +16,18 @@ const request: ModelRequest = {
   ],
 };
 
-async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+/** The text deltas of a stream of parts, in order. */
+async function* textOf(stream: AsyncIterable<ModelStreamPart>): AsyncGenerator<string> {
+  for await (const part of stream) if (part.type === 'text-delta') yield part.delta;
+}
+
+async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<string[]> {
   const pieces: string[] = [];
-  for await (const piece of stream) pieces.push(piece);
+  for await (const piece of textOf(stream)) pieces.push(piece);
   return pieces;
 }
 
-async function failureOf(stream: AsyncIterable<string>): Promise<ParleyError> {
+async function failureOf(stream: AsyncIterable<ModelStreamPart>): Promise<ParleyError> {
   const error: unknown = await collect(stream).then(
     () => undefined,
     (rejection: unknown) => rejection,
@@ -86,9 +91,14 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
       chunkSize: 5,
       onRequest: (received) => seen.push(received),
     });
-    const pieces = await collect(fake.model.stream(request));
+    const parts: ModelStreamPart[] = [];
+    for await (const part of fake.model.stream(request)) parts.push(part);
+    const pieces = parts.flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []));
     expect(pieces.join('')).toBe('You said: Hello there. Tell me more.');
     expect(pieces.length).toBeGreaterThan(1);
+    // The text, then one finish part, last.
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    expect(parts.filter((part) => part.type !== 'text-delta')).toHaveLength(1);
     expect(seen[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(seen[0]?.body).toMatchObject({
       model: 'fake-model',
@@ -124,7 +134,7 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
     await using fake = await upstream({ reply: 'first piece, then silence', chunkDelayMs: 60_000 });
     const pieces: string[] = [];
     const error: unknown = await (async () => {
-      for await (const piece of fake.model.stream(request)) pieces.push(piece);
+      for await (const piece of textOf(fake.model.stream(request))) pieces.push(piece);
     })().catch((rejection: unknown) => rejection);
     expect(pieces).toEqual(['first pi']);
     expect(ParleyError.isInstance(error) && error.code).toBe('TIMEOUT');
@@ -134,7 +144,7 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
   it('does not count the time the caller spends on a piece as model silence', async () => {
     await using fake = await upstream({ reply: 'two pieces here' });
     const pieces: string[] = [];
-    for await (const piece of fake.model.stream(request)) {
+    for await (const piece of textOf(fake.model.stream(request))) {
       // A real pause longer than the 200 ms timeout is the behaviour under test, not a wait for an event.
       if (pieces.length === 0) await new Promise((resolve) => setTimeout(resolve, 300));
       pieces.push(piece);
@@ -171,7 +181,7 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
     });
     const pieces: string[] = [];
     const error: unknown = await (async () => {
-      for await (const piece of model.stream(request)) pieces.push(piece);
+      for await (const piece of textOf(model.stream(request))) pieces.push(piece);
     })().catch((rejection: unknown) => rejection);
     expect(pieces).toEqual(['partial ']);
     expect(ParleyError.isInstance(error) && error.code).toBe('MODEL_ERROR');
@@ -211,7 +221,10 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
     const reason = new Error('client went away');
     const stream = fake.model.stream({ ...request, signal: controller.signal });
     const iterator = stream[Symbol.asyncIterator]();
-    expect(await iterator.next()).toEqual({ done: false, value: 'a long a' });
+    expect(await iterator.next()).toEqual({
+      done: false,
+      value: { type: 'text-delta', delta: 'a long a' },
+    });
     const pending = iterator.next();
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
@@ -223,8 +236,8 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
       reply: 'a long answer that never ends',
       chunkDelayMs: 60_000,
     });
-    for await (const piece of fake.model.stream(request)) {
-      expect(piece).toBe('a long a');
+    for await (const part of fake.model.stream(request)) {
+      expect(part).toEqual({ type: 'text-delta', delta: 'a long a' });
       break;
     }
     expect(await fake.outcome).toBe('aborted');

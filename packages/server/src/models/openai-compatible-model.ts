@@ -15,13 +15,26 @@ export interface OpenAICompatibleModelOptions {
   timeoutMs?: number;
   /** Replaces the global fetch (proxies, instrumentation); the call then goes through the AI SDK's provider. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Whether the model is offered the agent's tools and answers with tool calls. Default true. False for a server
+   * or model without tool support: `tools` are never sent, and actions go through the prompt's `<actions>` protocol.
+   */
+  callsTools?: boolean;
+  /**
+   * Whether to ask for the step's token usage at the end of the stream (`stream_options: {include_usage: true}`).
+   * Default true: OpenAI, vLLM, llama.cpp server, Ollama, LM Studio and OpenRouter accept it. False for a gateway
+   * that rejects fields it does not know (e.g. Azure AI model inference answering 400 "Extra parameters
+   * ['stream_options'] are not allowed"); usage is then reported only by servers that send it unasked.
+   */
+  includeUsage?: boolean;
 }
 
 /**
  * A model behind any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM
  * Studio, OpenRouter), streamed over node:http with a keep-alive pool (through the AI SDK's provider when `fetch`
- * is replaced). Failures throw `MODEL_ERROR`, silence beyond `timeoutMs` throws `TIMEOUT`, both with a message
- * safe for clients; the request is never retried here.
+ * is replaced) as text deltas, tool calls (each once complete) and a last `finish` part. Failures throw
+ * `MODEL_ERROR`, silence beyond `timeoutMs` throws `TIMEOUT`, both with a message safe for clients; the request
+ * is never retried here.
  *
  * @example
  * const model = createOpenAICompatibleModel({
@@ -33,6 +46,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 60_000;
   const name = `openai-compatible:${options.model}`;
+  const callsTools = options.callsTools ?? true;
+  const includeUsage = options.includeUsage ?? true;
   if (!options.fetch) {
     // The direct path: node:http with a keep-alive pool and a plain event-stream parser. The AI SDK's fetch,
     // web streams and per-chunk validation cost half the server's CPU per reply (measured in bench/README.md).
@@ -42,8 +57,14 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
       model: options.model,
       apiKey: options.apiKey,
       agent: createModelAgent(url),
+      callsTools,
+      includeUsage,
     };
-    return { name, stream: (request) => streamChatCompletion(target, request, timeoutMs) };
+    return {
+      name,
+      callsTools,
+      stream: (request) => streamChatCompletion(target, request, timeoutMs),
+    };
   }
   // A replaced fetch (a proxy, instrumentation) keeps the AI SDK's provider, which calls it.
   const provider = createOpenAICompatible({
@@ -51,10 +72,12 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     baseURL: baseUrl,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    includeUsage,
   });
   const languageModel = provider.chatModel(options.model);
   return {
     name,
-    stream: (request) => streamModelReply(languageModel, request, timeoutMs),
+    callsTools,
+    stream: (request) => streamModelReply(languageModel, request, { timeoutMs, callsTools }),
   };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { ReplyConsumer } from '../messaging/reply-stream';
+import { type ReplyPartHandlers, type ToolCallRecord, handlePart } from '../reply/parts/reply-part';
+import type { ReplyConsumer } from '../reply/parts/reply-stream';
 import type { DatabaseSchema } from '../storage/schema';
 import { WebhookSender } from './send-webhook';
 import { TargetPolicy } from './target-policy';
@@ -35,7 +36,7 @@ export interface Webhooks {
   readonly dispatcher: WebhookDispatcher;
   /**
    * The reply consumer that records `reply.failed` for the subscriptions that want it (a failed reply stores no
-   * message, so no trigger sees it).
+   * message, so no trigger sees it), with the tool calls the reply made before it failed.
    */
   readonly failedReplies: ReplyConsumer;
   close(): Promise<void>;
@@ -72,25 +73,41 @@ export function createWebhooks(
       maxSubscriptions: options.maxSubscriptions ?? DEFAULTS.webhooks.maxSubscriptions,
     }),
     dispatcher,
-    failedReplies: (reply) =>
-      reply.subscribe((part) => {
-        if (part.type !== 'error') return;
-        const event = {
-          channelId: reply.channelId,
-          replyId: reply.replyId,
-          messageId: reply.inReplyTo,
-          error: { code: part.code, message: part.message },
-        };
-        store.addReplyFailed(reply.channelId, event).catch((error: unknown) => {
-          logger.warn(
-            {
-              replyId: reply.replyId,
-              error: error instanceof Error ? error.message : String(error),
-            },
-            'reply.failed not recorded for webhooks',
-          );
-        });
-      }),
+    failedReplies: (reply) => {
+      // The calls made before the failure, with their outcomes: their actions ran although nothing is stored.
+      const toolCalls: ToolCallRecord[] = [];
+      const handlers = {
+        'reply-start': () => undefined,
+        'text-delta': () => undefined,
+        'tool-call': ({ toolCallId, toolName, input }) => {
+          toolCalls.push({ toolCallId, toolName, input });
+        },
+        'tool-result': ({ toolCallId, output, error }) => {
+          const call = toolCalls.find((each) => each.toolCallId === toolCallId);
+          if (call) Object.assign(call, error === undefined ? { output } : { error });
+        },
+        'reply-end': () => undefined,
+        error: (part) => {
+          const event = {
+            channelId: reply.channelId,
+            replyId: reply.replyId,
+            messageId: reply.inReplyTo,
+            error: { code: part.code, message: part.message },
+            toolCalls,
+          };
+          store.addReplyFailed(reply.channelId, event).catch((error: unknown) => {
+            logger.warn(
+              {
+                replyId: reply.replyId,
+                error: error instanceof Error ? error.message : String(error),
+              },
+              'reply.failed not recorded for webhooks',
+            );
+          });
+        },
+      } satisfies ReplyPartHandlers;
+      reply.subscribe((part) => handlePart(handlers, part));
+    },
     async close() {
       await dispatcher.stop();
       await sender.close();

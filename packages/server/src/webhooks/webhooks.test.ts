@@ -292,6 +292,7 @@ describe('outbound webhooks: subscriptions', () => {
       replyId: expect.any(String) as unknown,
       messageId: stored!.id,
       error: { code: 'MODEL_ERROR', message: 'The model is down' },
+      toolCalls: [],
     });
   });
 

@@ -122,7 +122,8 @@ export function createAsyncApiDocument(options: AsyncApiDocumentOptions = {}): A
       description:
         'socket.io 4 on the same host and port as the HTTP interface (path `/socket.io`, transports polling ' +
         'and websocket). Clients join a room (a channel id) with a ROOM_JOINING `message`, then send with ' +
-        'SEND_MESSAGE; replies stream as `messageStreamChunk`, then `messageBroadcast` and `messageComplete`.',
+        'SEND_MESSAGE; replies stream as `messageStreamChunk` (with `toolCall` and `toolResult` when the agent ' +
+        'acts), then `messageBroadcast` and `messageComplete`.',
       license: { name: 'MIT' },
     },
     defaultContentType: 'application/json',

@@ -31,6 +31,10 @@ export const SERVER_EVENTS = {
     'A stored message (user or agent) delivered to a room. Clients keep those whose roomId or channelId is their room.',
   messageStreamChunk:
     "One live piece of an agent reply; messageId is the id the reply's final messageBroadcast carries.",
+  toolCall:
+    'A running agent reply called a tool (one of its actions) with `input`, before it runs; messageId is the reply id.',
+  toolResult:
+    'The outcome of the toolCall of the same toolCallId: `output`, or `error` when the call failed (the reply goes on).',
   messageComplete: 'Processing of a message ended, with or without a reply.',
   messageError:
     'A message failed: a model failure (to the room), or a bad event sent without an acknowledgment callback.',
@@ -55,7 +59,7 @@ export const CLIENT_EVENTS = {
     },
     {
       summary:
-        "SEND_MESSAGE: store a message in a joined room and have the room's agent reply (messageStreamChunk…, messageBroadcast, messageComplete).",
+        "SEND_MESSAGE: store a message in a joined room and have the room's agent reply (messageStreamChunk and toolCall/toolResult…, messageBroadcast, messageComplete).",
       payload: sendMessagePayloadSchema,
       messageType: SOCKET_MESSAGE_TYPE.SEND_MESSAGE,
       acknowledged: true,

@@ -114,7 +114,8 @@ const lastEventIdHeader = (what: string) => ({
   'Last-Event-ID': z
     .string()
     .describe(
-      `\`<replyId>:<index>:<offset>\` of the last event received (\`<replyId>:-1:0\`: from the start). ${what}`,
+      `The \`id\` of the last event received: \`<replyId>:<index>:<offset>\`, with \`:<tools>\` (tool events ` +
+        `received) once a \`tool_call\` or \`tool_result\` was (\`<replyId>:-1:0\`: from the start). ${what}`,
     ),
 });
 
@@ -231,7 +232,7 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     description:
       'The channel is created on first use. `mode` decides how the caller gets the reply: `websocket` answers ' +
       '202 at once and the reply follows on the socket; `stream` answers server-sent events ' +
-      '(`user_message`, `chunk`…, then `done` or `error`); `sync` waits for the whole reply (504 after the ' +
+      '(`user_message`, `chunk` and `tool_call`/`tool_result`…, then `done` or `error`); `sync` waits for the whole reply (504 after the ' +
       'sync timeout; the reply goes on and reaches the room). The `websocket` and `sync` answers are not in ' +
       'the `{ success, data }` envelope: `success`, `userMessage`, `replyId` (and `agentResponse`) are at the ' +
       'top level. A request that repeats the post with `Last-Event-ID` (as an EventSource reconnecting does) ' +

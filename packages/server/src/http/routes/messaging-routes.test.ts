@@ -106,7 +106,7 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
       expect(body).toEqual({
         success: true,
         userMessage: { id: body.userMessage.id, text: 'I feel tired' },
-        agentResponse: { text: 'Tell me more about that.', actions: ['REPLY'] },
+        agentResponse: { text: 'Tell me more about that.', actions: ['REPLY'], toolCalls: [] },
         replyId: expect.any(String) as string,
       });
       const stored = await history(channelId);

@@ -1,5 +1,6 @@
 import {
   ParleyError,
+  type SyncModeResponse,
   agentMessageSchema,
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
@@ -8,8 +9,8 @@ import {
 } from '@parley/core';
 import { Hono } from 'hono';
 import type { MessagingService } from '../../messaging/messaging-service';
-import type { ReplyFinalPart } from '../../messaging/reply-part';
-import type { ReplyStream } from '../../messaging/reply-stream';
+import type { ReplyFinalPart } from '../../reply/parts/reply-part';
+import type { ReplyStream } from '../../reply/parts/reply-stream';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
 import { idempotencyKey } from '../idempotency-key';
@@ -83,9 +84,9 @@ export function messagingRoutes(
       return c.json({
         success: true,
         userMessage,
-        agentResponse: { text: end.text, actions: end.actions },
+        agentResponse: { text: end.text, actions: end.actions, toolCalls: end.toolCalls },
         replyId: reply.replyId,
-      });
+      } satisfies SyncModeResponse);
     }
     return c.json({ success: true, userMessage, replyId: reply.replyId }, 202);
   });

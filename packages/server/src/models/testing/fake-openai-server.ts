@@ -32,6 +32,12 @@ export interface FakeOpenAIServerOptions {
   delayMs?: number;
   /** Pause between streamed chunks, so a client can act mid-stream. Default 0: the body is sent at once. */
   chunkDelayMs?: number;
+  /**
+   * A scripted answer to streaming requests instead of `reply`: the event-stream text to send, in the pieces
+   * given (each piece written on its own, `chunkDelayMs` apart when set), or a function of the request's body (for
+   * a conversation over several requests, e.g. tool calls and then text). See `toChunkEvent` and `stream-shapes/`.
+   */
+  events?: readonly string[] | ((body: Record<string, unknown>) => readonly string[]);
   /** Called with each chat request's headers and parsed body, for tests that check what a client sent. */
   onRequest?: (request: { headers: IncomingHttpHeaders; body: unknown }) => void;
   /** Called when a chat request ends: `completed` when the whole answer was sent, `aborted` when the client hung up first. */
@@ -86,17 +92,30 @@ export async function startFakeOpenAIServer(
   const { mode = 'ok', chunkSize = 8, delayMs = 1000, chunkDelayMs = 0 } = options;
   const { onRequest, onRequestEnd } = options;
   const reply = options.reply ?? DEFAULT_REPLY;
+  const scripted = options.events;
   const fixed =
-    typeof reply === 'string'
+    typeof reply === 'string' && scripted === undefined
       ? { events: toSseEvents(reply, chunkSize), completion: toCompletionBody(reply) }
       : undefined;
   const fixedStream = fixed && Buffer.from(fixed.events.join(''));
   let requests = 0;
 
-  function sendStream(response: ServerResponse, events: string[]) {
+  /** The event-stream pieces for a streaming request. */
+  function eventsFor(body: Record<string, unknown>): readonly string[] {
+    if (scripted !== undefined) return typeof scripted === 'function' ? scripted(body) : scripted;
+    return fixed?.events ?? toSseEvents(replyTo(body), chunkSize);
+  }
+
+  function sendStream(response: ServerResponse, events: readonly string[]) {
     response.writeHead(200, SSE_HEADERS);
-    if (chunkDelayMs <= 0) {
-      response.end(events.join(''));
+    if (chunkDelayMs <= 0 || events.length === 0) {
+      if (scripted === undefined) {
+        response.end(events.join(''));
+        return;
+      }
+      // Scripted pieces go out as written, each on its own, so a client meets events split where the script says.
+      for (const event of events) response.write(event);
+      response.end();
       return;
     }
     let index = 0;
@@ -111,20 +130,20 @@ export async function startFakeOpenAIServer(
     response.once('close', () => clearInterval(timer));
   }
 
-  function answer(response: ServerResponse, body: { stream?: unknown; messages?: unknown }) {
+  function answer(response: ServerResponse, body: Record<string, unknown>) {
     if (mode === 'fail') {
       response.writeHead(500, JSON_HEADERS).end(FAILURE_BODY);
     } else if (mode === 'malformed') {
       response.writeHead(200, SSE_HEADERS).end(MALFORMED_BODY);
     } else if (mode === 'cut') {
-      const events = fixed?.events ?? toSseEvents(replyTo(body), chunkSize);
+      const events = eventsFor(body);
       response.writeHead(200, SSE_HEADERS);
       response.write(events.slice(0, Math.max(1, events.length >> 1)).join(''));
       setTimeout(() => response.destroy(), 20);
     } else if (body.stream === true && fixedStream && chunkDelayMs <= 0) {
       response.writeHead(200, SSE_HEADERS).end(fixedStream);
     } else if (body.stream === true) {
-      sendStream(response, fixed?.events ?? toSseEvents(replyTo(body), chunkSize));
+      sendStream(response, eventsFor(body));
     } else {
       response
         .writeHead(200, JSON_HEADERS)
@@ -148,7 +167,7 @@ export async function startFakeOpenAIServer(
         onRequestEnd(response.writableFinished ? 'completed' : 'aborted'),
       );
     }
-    const body = (await readJson(request)) as { stream?: unknown; messages?: unknown };
+    const body = (await readJson(request)) as Record<string, unknown>;
     onRequest?.({ headers: request.headers, body });
     if (mode !== 'slow') {
       answer(response, body);

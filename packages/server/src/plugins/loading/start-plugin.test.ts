@@ -83,8 +83,10 @@ describe('plugins on the runtime', () => {
           type: 'GET',
           path: '/think',
           handler: async (_req, res, runtime) => {
-            const text = await (runtime as unknown as { useModel(): Promise<string> }).useModel();
-            res.json({ text });
+            const found = await (
+              runtime as unknown as { searchMemories(query: object): Promise<unknown> }
+            ).searchMemories({});
+            res.json({ found });
           },
         },
       ],
@@ -93,28 +95,61 @@ describe('plugins on the runtime', () => {
     const response = await app.request('/think');
     expect(response.status).toBe(500);
     const line = await waitForLine((entry) => entry.msg === 'plugin route failed');
-    expect(JSON.stringify(line.err)).toContain('plugin \\"needs-model\\" uses runtime.useModel');
+    expect(JSON.stringify(line.err)).toContain(
+      'plugin \\"needs-model\\" uses runtime.searchMemories',
+    );
   });
 
-  it('starts without a service that fails, logs why, and warns about parts Parley does not run', async () => {
+  it('starts without a service that fails, logs why, and warns about parts Parley does not use', async () => {
     class Broken {
       static serviceType = 'broken';
       static start(runtime: AgentRuntime) {
-        return (runtime as unknown as { getCache(key: string): unknown }).getCache('x');
+        return (runtime as unknown as { getWorld(id: string): unknown }).getWorld('x');
       }
     }
     const plugin = {
       name: 'partial',
-      actions: [{ name: 'HELLO' }],
+      actions: [{ name: 'HELLO', description: 'greets', handler: () => ({ success: true }) }],
+      models: { TEXT_SMALL: () => 'hi' },
       services: [Broken as unknown as PluginServiceClass],
     } as unknown as Plugin;
     const { agents, lines } = await createPluginTestApp({ plugins: [plugin] });
     expect(agents[0]!.getService('broken')).toBeNull();
+    expect(agents[0]!.actions.map((action) => action.name)).toEqual(['HELLO']);
     expect(lines.map((line) => line.msg)).toEqual(
       expect.arrayContaining([
-        expect.stringContaining('uses runtime.getCache, which Parley does not offer'),
-        expect.stringContaining('plugin declares actions, which Parley does not run'),
+        expect.stringContaining('uses runtime.getWorld, which Parley does not offer'),
+        expect.stringContaining('plugin declares models, which Parley does not use'),
       ]),
     );
+  });
+
+  it('stops start-up on an action without a handler, a duplicate action or a schema that does not compile', async () => {
+    const handler = () => ({ success: true });
+    const cases: [Plugin[], RegExp][] = [
+      [
+        [{ name: 'a', actions: [{ name: 'X' }] } as unknown as Plugin],
+        /an action needs a name and a handler/,
+      ],
+      [
+        [
+          { name: 'a', actions: [{ name: 'X', description: '', handler }] },
+          { name: 'b', actions: [{ name: 'X', description: '', handler }] },
+        ],
+        /plugin "b": action X is already declared by plugin "a"/,
+      ],
+      [
+        [
+          {
+            name: 'a',
+            actions: [{ name: 'X', description: '', handler, parameters: { type: 'nope' } }],
+          },
+        ],
+        /the parameters of action X are not a valid schema/,
+      ],
+    ];
+    for (const [plugins, message] of cases) {
+      await expect(createPluginTestApp({ plugins })).rejects.toThrow(message);
+    }
   });
 });

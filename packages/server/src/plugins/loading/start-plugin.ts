@@ -10,11 +10,11 @@ export interface LoadedPlugin {
   runtime: AgentRuntime;
 }
 
-/** Parts of an elizaOS plugin that need the agent loop Parley does not run. */
-const AGENT_LOOP_PARTS = ['actions', 'providers', 'evaluators', 'models', 'adapter'] as const;
+/** Parts of an elizaOS plugin Parley does not use: it has one chat model per server and its own storage. */
+const UNUSED_PARTS = ['models', 'adapter'] as const;
 
-function warnAboutAgentLoopParts({ agent, plugin }: LoadedPlugin, logger: Logger): void {
-  const parts = AGENT_LOOP_PARTS.filter((part) => {
+function warnAboutUnusedParts({ agent, plugin }: LoadedPlugin, logger: Logger): void {
+  const parts = UNUSED_PARTS.filter((part) => {
     const value: unknown = (plugin as unknown as Record<string, unknown>)[part];
     if (Array.isArray(value)) return value.length > 0;
     return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
@@ -22,7 +22,7 @@ function warnAboutAgentLoopParts({ agent, plugin }: LoadedPlugin, logger: Logger
   if (parts.length === 0) return;
   logger.warn(
     { plugin: plugin.name, agent: agent.character.name, parts },
-    `plugin declares ${parts.join(', ')}, which Parley does not run (no agent loop); its routes, init, services and events are used`,
+    `plugin declares ${parts.join(', ')}, which Parley does not use (one chat model per server, its own storage); its actions, providers, evaluators, routes, init, services and events are used`,
   );
 }
 
@@ -66,13 +66,22 @@ async function startServices({ agent, plugin, runtime }: LoadedPlugin, logger: L
   }
 }
 
+/** A runtime that takes a plugin's actions, providers and evaluators (the server's own runtime does). */
+interface AdoptingRuntime extends AgentRuntime {
+  adopt(plugin: Plugin, runtime: AgentRuntime): void;
+}
+
 /**
- * Starts one plugin for one agent: `init(config, runtime)` (a failure stops start-up with an error naming the
- * plugin, and the runtime member when that was the cause), then its event handlers, then its services (a service
- * that fails to start is logged and left out). A warning names the parts of an elizaOS plugin Parley does not run.
+ * Starts one plugin for one agent: its actions, providers and evaluators join the agent's (a second action of one
+ * name, or a `parameters` schema that does not compile, stops start-up naming the plugin), then
+ * `init(config, runtime)` (a failure stops start-up with an error naming the plugin, and the runtime member when
+ * that was the cause), then its event handlers, then its services (a service that fails to start is logged and
+ * left out). A warning names the parts of an elizaOS plugin Parley does not use.
  */
 export async function startPlugin(loaded: LoadedPlugin, logger: Logger): Promise<void> {
-  warnAboutAgentLoopParts(loaded, logger);
+  warnAboutUnusedParts(loaded, logger);
+  const agent = loaded.agent as Partial<AdoptingRuntime>;
+  agent.adopt?.(loaded.plugin, loaded.runtime);
   await runInit(loaded, logger);
   for (const [event, handlers] of Object.entries(loaded.plugin.events ?? {})) {
     for (const handler of Array.isArray(handlers) ? handlers : []) {

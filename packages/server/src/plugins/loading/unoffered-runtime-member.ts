@@ -1,20 +1,14 @@
 /**
- * Members of elizaOS's `IAgentRuntime` that Parley does not offer: the agent loop (models, actions, providers,
- * evaluators, state), its memory and entity database, rooms and worlds, tasks and the cache. A plugin that touches
+ * Members of elizaOS's `IAgentRuntime` that Parley does not offer: model registration, its memory and entity database, rooms and worlds, tasks and the cache. A plugin that touches
  * one gets {@link UnofferedRuntimeMemberError} instead of `x is not a function`.
  */
 export const UNOFFERED_RUNTIME_MEMBERS: ReadonlySet<string> = new Set([
-  'useModel',
   'registerModel',
   'getModel',
   'generateText',
   'processActions',
   'processAction',
-  'registerAction',
-  'registerProvider',
-  'registerEvaluator',
   'evaluate',
-  'composeState',
   'getMemories',
   'getMemoryById',
   'getMemoriesByIds',
@@ -69,7 +63,7 @@ export const UNOFFERED_RUNTIME_MEMBERS: ReadonlySet<string> = new Set([
 
 /** The runtime members Parley offers, for error messages. */
 export const OFFERED_RUNTIME_MEMBERS =
-  'agentId, character, getSetting, setSetting, logger, sendMessage, scheduleMessage, sendControl, getService, hasService, registerService, emitEvent, registerEvent';
+  'agentId, character, getSetting, setSetting, logger, sendMessage, scheduleMessage, sendControl, getService, hasService, registerService, emitEvent, registerEvent, actions, providers, evaluators, registerAction, registerProvider, registerEvaluator, composeState, useModel';
 
 /** A plugin used a runtime member Parley does not offer. The message names the member and the plugin. */
 export class UnofferedRuntimeMemberError extends Error {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { logError, toParleyError } from '../errors/to-parley-error';
-import type { ReplyErrorPart } from './reply-part';
+import { logError, toParleyError } from '../../errors/to-parley-error';
+import type { ReplyErrorPart } from '../parts/reply-part';
 
 /**
  * The one place a failed reply becomes its `error` part: the failure is mapped to a client-safe code and

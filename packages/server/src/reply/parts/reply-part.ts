@@ -9,6 +9,8 @@ export interface ReplyStartPart {
   agentName: string;
   /** The message being answered; null for a message an agent posts on its own (plugins, schedules). */
   inReplyTo: string | null;
+  /** Where the answered message came from (its `source_type`, e.g. `client_chat` from elizaOS's web client). */
+  source?: string;
 }
 
 /** A piece of the reply's text, in order; `index` counts from 0. */
@@ -19,6 +21,44 @@ export interface TextDeltaPart {
   index: number;
 }
 
+/**
+ * The model called a tool (an action) in step `step` (counting from 0): sent once the call is complete, before
+ * it runs. `input` is the parsed arguments (the raw text when they were not JSON).
+ */
+export interface ToolCallPart {
+  type: 'tool-call';
+  replyId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  step: number;
+}
+
+/**
+ * A tool call's outcome: its `output` (what the model is given back), or `error` when it failed, timed out,
+ * was refused or got invalid input. Either way the model sees it and the reply goes on.
+ */
+export interface ToolResultPart {
+  type: 'tool-result';
+  replyId: string;
+  toolCallId: string;
+  toolName: string;
+  output?: unknown;
+  error?: string;
+  step: number;
+}
+
+/** A tool call with its outcome, as stored with the reply and given in `sync` answers and webhooks. */
+export interface ToolCallRecord {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  output?: unknown;
+  error?: string;
+  /** The model call (from 0) that made it; calls of one step ran together. */
+  step?: number;
+}
+
 /** The reply ended: stored (`message`), or deliberately empty (`message` null, `reason` says why). */
 export interface ReplyEndPart {
   type: 'reply-end';
@@ -27,6 +67,8 @@ export interface ReplyEndPart {
   text: string;
   actions: string[];
   thought: string | undefined;
+  /** The tool calls of the reply with their outcomes, in the order they were made. */
+  toolCalls: ToolCallRecord[];
   /** Why nothing was stored, when `message` is null. */
   reason?: 'ignored' | 'empty';
 }
@@ -41,9 +83,25 @@ export interface ReplyErrorPart {
 
 /**
  * One part of a reply. A reply is one ordered stream of parts: `reply-start`, any number of `text-delta`,
- * then exactly one of `reply-end` or `error`. A stream never throws: a failure is its last part.
+ * `tool-call` and `tool-result` (each call's result after its call), then exactly one of `reply-end` or
+ * `error`. A stream never throws: a failure is its last part. A consumer handles every type; the compiler checks
+ * it through {@link ReplyPartHandlers}.
  */
-export type ReplyPart = ReplyStartPart | TextDeltaPart | ReplyEndPart | ReplyErrorPart;
+export type ReplyPart =
+  ReplyStartPart | TextDeltaPart | ToolCallPart | ToolResultPart | ReplyEndPart | ReplyErrorPart;
+
+/**
+ * A handler for each part type, by type: a consumer written as `{…} satisfies ReplyPartHandlers` fails to
+ * compile when a part type is added and it does not handle it.
+ */
+export type ReplyPartHandlers = {
+  [Type in ReplyPart['type']]: (part: Extract<ReplyPart, { type: Type }>) => void;
+};
+
+/** Calls the handler of `part`'s type. */
+export function handlePart(handlers: ReplyPartHandlers, part: ReplyPart): void {
+  (handlers[part.type] as (part: ReplyPart) => void)(part);
+}
 
 /** The part a reply ends with. */
 export type ReplyFinalPart = ReplyEndPart | ReplyErrorPart;

@@ -1,5 +1,5 @@
-import type { StoredMessage } from '@parley/core';
-import type { ReplyFinalPart, ReplyPart } from './reply-part';
+import { type StoredMessage, toolCallRecordSchema } from '@parley/core';
+import type { ReplyFinalPart, ReplyPart, ToolCallRecord } from './reply-part';
 
 /** Receives each part of a reply, in order. */
 export type ReplyListener = (part: ReplyPart) => void;
@@ -94,11 +94,18 @@ function deliver(listener: ReplyListener, part: ReplyPart) {
   }
 }
 
-/** The parts of a reply rebuilt from its stored message (see {@link ReplyStream.ofStored}). */
+/**
+ * The parts of a reply rebuilt from its stored message (see {@link ReplyStream.ofStored}): its start, its
+ * recorded tool calls (`raw_message.toolCalls`), then its whole text as one delta, then its end. The calls go as
+ * the live reply told them: step by step, each step's `tool-call` parts, then their `tool-result` parts (in
+ * call order; storage does not keep the order they ended in). A record without its step is a step of its own.
+ * A record that is not one (a message stored by hand, an older shape) is left out.
+ */
 export function storedReplyParts(message: StoredMessage): ReplyPart[] {
   const replyId = message.id;
-  const { thought, actions = ['REPLY'] } = message.raw_message ?? {};
-  return [
+  const { thought, actions = ['REPLY'], toolCalls: stored } = message.raw_message ?? {};
+  const toolCalls = storedToolCalls(stored);
+  const parts: ReplyPart[] = [
     {
       type: 'reply-start',
       replyId,
@@ -107,7 +114,47 @@ export function storedReplyParts(message: StoredMessage): ReplyPart[] {
       agentName: message.author_name,
       inReplyTo: message.in_reply_to,
     },
-    { type: 'text-delta', replyId, delta: message.content, index: 0 },
-    { type: 'reply-end', replyId, message, text: message.content, actions, thought },
   ];
+  for (const { step, records } of bySteps(toolCalls)) {
+    for (const { toolCallId, toolName, input } of records) {
+      parts.push({ type: 'tool-call', replyId, toolCallId, toolName, input, step });
+    }
+    for (const { toolCallId, toolName, output, error } of records) {
+      const outcome = error === undefined ? { output } : { error };
+      parts.push({ type: 'tool-result', replyId, toolCallId, toolName, ...outcome, step });
+    }
+  }
+  parts.push(
+    { type: 'text-delta', replyId, delta: message.content, index: 0 },
+    { type: 'reply-end', replyId, message, text: message.content, actions, thought, toolCalls },
+  );
+  return parts;
+}
+
+/** Consecutive records of one step together; a record without a step alone, numbered after the one before. */
+function bySteps(records: readonly StoredToolCall[]) {
+  const steps: { step: number; recorded: boolean; records: StoredToolCall[] }[] = [];
+  for (const record of records) {
+    const last = steps.at(-1);
+    if (last?.recorded && last.step === record.step) last.records.push(record);
+    else {
+      const step = record.step ?? (last ? last.step + 1 : 0);
+      steps.push({ step, recorded: record.step !== undefined, records: [record] });
+    }
+  }
+  return steps;
+}
+
+/** A stored tool call record, with the step it was made in when the server recorded it. */
+type StoredToolCall = ToolCallRecord & { step?: number };
+
+/** The well-formed records of a stored `raw_message.toolCalls`, in order; anything else is dropped. */
+export function storedToolCalls(value: unknown): StoredToolCall[] {
+  if (!Array.isArray(value)) return [];
+  const records: StoredToolCall[] = [];
+  for (const item of value) {
+    const parsed = toolCallRecordSchema.safeParse(item);
+    if (parsed.success) records.push(parsed.data);
+  }
+  return records;
 }

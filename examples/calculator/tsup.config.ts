@@ -1,0 +1,3 @@
+import { parleyBuild } from '../../tsup.base';
+
+export default parleyBuild();

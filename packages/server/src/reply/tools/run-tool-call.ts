@@ -1,0 +1,167 @@
+import type { ActionResult, Content, HandlerCallback, Memory, State } from '@parley/plugin-sdk';
+import { findJsonProblem, toStorableText } from '@parley/core';
+import type { Logger } from 'pino';
+import type { AgentAction } from '../../agents/agent-abilities';
+import { capText, redact } from './tool-output';
+import { untilAborted } from './until-aborted';
+
+/** A call to run: what the model asked for. `input` is JSON text (native calls) or an object (XML protocol). */
+export interface ToolCallRequest {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** What a call came to: `output` for the model, or `error` (the model is told it, the reply goes on). */
+export interface ToolCallOutcome {
+  /** The parsed input, as the tool-call part shows it (the raw text when it did not parse). */
+  input: unknown;
+  output?: ToolOutput;
+  error?: string;
+  /** The action that ran, by its declared name (absent for an unknown tool). */
+  actionName?: string;
+}
+
+/** What an action gave back: its result's text, values and data. */
+export interface ToolOutput {
+  text?: string;
+  values?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+}
+
+/** What running calls needs. */
+export interface ToolRunContext {
+  /** The action a call names, among those offered for this message (none: an unknown tool). */
+  findAction: (toolName: string) => AgentAction | undefined;
+  /** The message being answered, as actions see it. */
+  message: Memory;
+  state: State;
+  /** The reply's signal: a cancel stops the call. */
+  signal: AbortSignal;
+  /** A call's deadline unless its action sets one. */
+  timeoutMs: number;
+  /** Most characters of a result given back; beyond, it is cut with a marker. */
+  resultLimit: number;
+  /** Posts content into the channel as the agent (the handler's `callback`). */
+  post: (content: Content) => Promise<Memory[]>;
+  logger: Logger;
+  /** Values never shown in a result (the agent's secrets). */
+  secrets: readonly string[];
+}
+
+/**
+ * Runs one call and never throws: an unknown tool, arguments that are not JSON or fail the action's schema, a
+ * handler that throws, reports failure, or outlives its deadline, and a cancel, each become an `error` the model
+ * sees. The handler gets the checked arguments as `options.parameters`, a signal aborted at the deadline or a
+ * cancel, and a callback that posts as the agent; a handler that ignores the signal is left behind, not awaited.
+ */
+export async function runToolCall(
+  call: ToolCallRequest,
+  context: ToolRunContext,
+): Promise<ToolCallOutcome> {
+  const parsed = parseToolInput(call.input);
+  const found = context.findAction(call.toolName);
+  if (!found) return { input: parsed.value, error: `Unknown tool ${call.toolName}` };
+  const { action, runtime, input } = found;
+  const actionName = action.name;
+  if (!parsed.ok) return { input: parsed.value, actionName, error: parsed.error };
+  const checked = input.check(parsed.value);
+  if (!checked.ok) {
+    return { input: parsed.value, actionName, error: `Invalid arguments: ${checked.error}` };
+  }
+  const timeoutMs = positive(action.timeoutMs) ?? context.timeoutMs;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([context.signal, deadline]);
+  const said: string[] = [];
+  const callback: HandlerCallback = async (content) => {
+    signal.throwIfAborted();
+    if (typeof content?.text === 'string' && content.text !== '') said.push(content.text);
+    return context.post(content);
+  };
+  const options = { parameters: checked.value, toolCallId: call.toolCallId, signal };
+  try {
+    const result = await untilAborted(
+      Promise.resolve().then(() =>
+        action.handler(runtime, context.message, context.state, options, callback, []),
+      ),
+      signal,
+    );
+    return { input: parsed.value, actionName, ...toOutcome(result, said, context) };
+  } catch (error) {
+    if (deadline.aborted && !context.signal.aborted) {
+      return { input: parsed.value, actionName, error: `Timed out after ${timeoutMs} ms` };
+    }
+    if (context.signal.aborted) return { input: parsed.value, actionName, error: 'Cancelled' };
+    context.logger.warn({ err: error, action: actionName }, 'an action failed');
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      input: parsed.value,
+      actionName,
+      error: capText(
+        toStorableText(redact(`The action failed: ${message}`, context.secrets)),
+        1000,
+      ),
+    };
+  }
+}
+
+/** The model's arguments: JSON text parsed (empty is `{}`), an object as it is; unparsable text as it came. */
+export function parseToolInput(input: unknown): { ok: boolean; value: unknown; error?: string } {
+  if (typeof input !== 'string') return { ok: true, value: input ?? {} };
+  if (input.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(input) };
+  } catch {
+    return { ok: false, value: input, error: 'The arguments are not valid JSON' };
+  }
+}
+
+/** A handler's return as an outcome: `success: false` is an error; a bare return keeps what it posted. */
+function toOutcome(
+  result: unknown,
+  said: readonly string[],
+  context: ToolRunContext,
+): { output?: ToolOutput; error?: string } {
+  const value = (typeof result === 'object' && result !== null ? result : {}) as ActionResult;
+  if (result === false || value.success === false) {
+    const reason = value.error instanceof Error ? value.error.message : value.error;
+    const text = typeof reason === 'string' && reason !== '' ? reason : value.text;
+    return {
+      error: capText(toStorableText(redact(text || 'The action failed', context.secrets)), 1000),
+    };
+  }
+  const output: ToolOutput = {};
+  const text = typeof value.text === 'string' ? value.text : said.join('\n');
+  if (text !== '') output.text = text;
+  if (isRecord(value.values)) output.values = value.values;
+  if (isRecord(value.data)) output.data = value.data;
+  return { output: boundOutput(output, context) };
+}
+
+/**
+ * The output within the result limit, secrets removed, storable (no NUL, no lone surrogate, bounded depth); too
+ * large or not storable as it is, it becomes its JSON text, cut.
+ */
+function boundOutput(output: ToolOutput, context: ToolRunContext): ToolOutput {
+  let json: string;
+  try {
+    json = JSON.stringify(output);
+  } catch {
+    // Values that JSON cannot carry (a cycle, a BigInt): the text alone.
+    return output.text === undefined ? {} : boundOutput({ text: output.text }, context);
+  }
+  const clean = redact(json, context.secrets);
+  const parsed = (clean === json ? output : JSON.parse(clean)) as ToolOutput;
+  if (clean.length <= context.resultLimit && !findJsonProblem(parsed)) return parsed;
+  const onlyText = parsed.values === undefined && parsed.data === undefined;
+  const text = onlyText && typeof parsed.text === 'string' ? parsed.text : clean;
+  return { text: capText(toStorableText(text), context.resultLimit) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,109 @@
+import pLimit from 'p-limit';
+import type { ModelMessage } from '../../models/model-provider';
+import type { ToolCallRecord } from '../parts/reply-part';
+import type { ReplyStream } from '../parts/reply-stream';
+import {
+  parseToolInput,
+  runToolCall,
+  type ToolCallRequest,
+  type ToolRunContext,
+} from './run-tool-call';
+import { toStorableValue } from './storable-records';
+import { toModelContent } from './tool-output';
+
+/** What one step's calls came to. */
+export interface ToolStepResult {
+  /** Each call with its outcome, in the order the model made them. */
+  records: ToolCallRecord[];
+  /** The declared names of the actions that ran (an unknown tool did not), in call order. */
+  ran: string[];
+  /** The results as the model's next turn reads them, after its call turn. */
+  messages: ModelMessage[];
+}
+
+/** Bounds of one step's calls. */
+export interface ToolStepLimits {
+  maxParallel: number;
+  maxCalls: number;
+}
+
+/**
+ * Runs the calls one model step made: a `tool-call` part for each at once (in the model's order), then the calls,
+ * at most `maxParallel` at a time, each `tool-result` part as its call ends. Calls beyond `maxCalls` do not run:
+ * their result is an error saying so. Never throws; a cancel ends each running call with an error result.
+ */
+export async function runToolStep(
+  calls: readonly ToolCallRequest[],
+  step: number,
+  stream: ReplyStream,
+  context: ToolRunContext,
+  limits: ToolStepLimits,
+): Promise<ToolStepResult> {
+  const { replyId } = stream;
+  for (const call of calls) {
+    stream.write({
+      type: 'tool-call',
+      replyId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: shownInput(call.input),
+      step,
+    });
+  }
+  const limit = pLimit(Math.max(1, limits.maxParallel));
+  const outcomes = await Promise.all(
+    calls.map((call, index) =>
+      limit(async () => {
+        const outcome =
+          index < limits.maxCalls
+            ? await runToolCall(call, context)
+            : {
+                input: shownInput(call.input),
+                error: `Too many tool calls in one step: at most ${limits.maxCalls} run`,
+              };
+        stream.write({
+          type: 'tool-result',
+          replyId,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          ...(outcome.error === undefined
+            ? { output: outcome.output ?? {} }
+            : { error: outcome.error }),
+          step,
+        });
+        return outcome;
+      }),
+    ),
+  );
+  const records: ToolCallRecord[] = [];
+  const ran: string[] = [];
+  const messages: ModelMessage[] = [];
+  calls.forEach((call, index) => {
+    const outcome = outcomes[index]!;
+    const record: ToolCallRecord = {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: toStorableValue(outcome.input, MAX_SHOWN_INPUT),
+      ...(outcome.error === undefined
+        ? { output: outcome.output ?? {} }
+        : { error: outcome.error }),
+    };
+    records.push(record);
+    if (outcome.actionName !== undefined) ran.push(outcome.actionName);
+    messages.push({
+      role: 'tool',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      content: toModelContent(record),
+    });
+  });
+  return { records, ran, messages };
+}
+
+/** Most characters of a call's arguments shown in its parts and stored (a model can send up to 1 MiB). */
+const MAX_SHOWN_INPUT = 64 * 1024;
+
+/** A call's arguments as parts show them: parsed JSON, or the text as it came, storable either way. */
+function shownInput(input: unknown): unknown {
+  return toStorableValue(parseToolInput(input).value, MAX_SHOWN_INPUT);
+}
