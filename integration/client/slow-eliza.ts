@@ -9,12 +9,13 @@ export function slowModel(): ModelProvider & { aborted: ModelRequest[] } {
   const aborted: ModelRequest[] = [];
   return {
     name: 'slow',
+    callsTools: false,
     aborted,
     async *stream(request) {
       try {
         for (let word = 0; word < 300; word += 1) {
           await sleep(100, undefined, { signal: request.signal });
-          yield `word${word} `;
+          yield { type: 'text-delta', delta: `word${word} ` };
         }
       } catch (error) {
         if (request.signal?.aborted) aborted.push(request);

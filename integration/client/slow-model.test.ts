@@ -12,8 +12,12 @@ function createStuckModel() {
   const aborts: ((reason: unknown) => void)[] = [];
   const model: ModelProvider = {
     name: 'stuck',
+    callsTools: false,
     async *stream(request: ModelRequest) {
-      yield '<response><thought>wait</thought><actions>REPLY</actions><text>Let me think';
+      yield {
+        type: 'text-delta',
+        delta: '<response><thought>wait</thought><actions>REPLY</actions><text>Let me think',
+      };
       await new Promise<never>((_, reject) => {
         request.signal?.addEventListener('abort', () => {
           aborts.shift()?.(request.signal?.reason);

@@ -23,7 +23,7 @@ const eliza = createElizaModel();
  * ELIZA, after the delay the answered message asks for.
  *
  * @param {import('@parley/server').ModelRequest} request
- * @returns {AsyncIterable<string>}
+ * @returns {AsyncIterable<import('@parley/server').ModelStreamPart>}
  */
 async function* delayedEliza(request) {
   const answered = request.messages.at(-1)?.content ?? '';
@@ -31,7 +31,7 @@ async function* delayedEliza(request) {
   if (delay) await sleep(Number(delay[1]));
   yield* eliza.stream(request);
 }
-const model = { name: 'eliza-with-delays', stream: delayedEliza };
+const model = { name: 'eliza-with-delays', callsTools: true, stream: delayedEliza };
 
 const schedulePlugin = definePlugin({
   name: 'scale-test',

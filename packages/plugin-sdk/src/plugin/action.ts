@@ -173,7 +173,7 @@ export interface Evaluator {
     options?: Record<string, unknown>,
     callback?: HandlerCallback,
     responses?: Memory[],
-  ) => Promise<unknown> | unknown;
+  ) => unknown;
 }
 
 /**
