@@ -8,6 +8,7 @@ import type { AgentSummary } from '@parley/core';
 import { MessageList, type MessageRole } from './chat/message-list';
 import { RoomStatus } from './chat/room-status';
 import { fromBroadcast, fromStored } from './chat/to-chat-message';
+import { listenToolEvents } from './chat/tool-events';
 import { showConnectionState } from './connection-banner';
 import { describeError } from './describe-error';
 import { h, show } from './dom';
@@ -144,6 +145,10 @@ export class ChatApp {
       this.#room.replying(name);
       this.#showStop(chunk.messageId);
       this.#list.chunk(chunk.messageId, chunk.index, chunk.chunk, 'socket', name);
+    });
+    listenToolEvents(socket, this.#list, (replyId, name) => {
+      this.#room.replying(name);
+      this.#showStop(replyId);
     });
     socket.on('messageComplete', () => {
       this.#room.replying(undefined);

@@ -1,5 +1,6 @@
 import type { ParleyClient, ParleySocket } from '@parley/client';
 import type { MessageList } from './chat/message-list';
+import { toolCallsOf } from './chat/to-chat-message';
 
 /** How the page sends: over the socket, or REST with the `stream` or `sync` mode. */
 export type SendMode = 'socket' | 'stream' | 'sync';
@@ -66,11 +67,23 @@ export async function sendMessage(input: SendInput): Promise<void> {
       for await (const event of client.sendMessage(channelId, { ...rest, mode: 'stream' })) {
         if (event.event === 'user_message') {
           list.upsert({ ...own, id: event.data.id, text: event.data.text });
+          replyId = event.data.replyId ?? replyId;
           if (event.data.replyId) input.onReplyId?.(event.data.replyId);
         } else if (event.event === 'chunk') {
           replyId = event.data.messageId;
           list.chunk(replyId, event.data.index, event.data.chunk, 'sse', input.agentName);
+        } else if (event.event === 'tool_call') {
+          // Tool events name no reply: it is the one `user_message` announced (a server older than `replyId`
+          // sends none before the first chunk; `done` lists the calls again).
+          if (replyId) list.toolCall(replyId, input.agentName, event.data);
+        } else if (event.event === 'tool_result') {
+          if (replyId) list.toolResult(replyId, input.agentName, event.data);
         } else if (replyId) {
+          if (event.event === 'done') {
+            for (const call of toolCallsOf(event.data.toolCalls) ?? []) {
+              list.toolCall(replyId, input.agentName, call);
+            }
+          }
           list.finish(replyId);
         }
       }
@@ -88,14 +101,17 @@ export async function sendMessage(input: SendInput): Promise<void> {
       { timeout: 120_000 },
     );
     list.upsert({ ...own, id: response.userMessage.id, text: response.userMessage.text });
-    if (response.agentResponse.text) {
-      list.upsertReplyTo(response.userMessage.id, {
-        senderId: agentId,
-        senderName: input.agentName,
-        text: response.agentResponse.text,
-        role: 'agent',
-      });
-    }
+    const reply = {
+      senderId: agentId,
+      senderName: input.agentName,
+      text: response.agentResponse.text,
+      role: 'agent' as const,
+      toolCalls: toolCallsOf(response.agentResponse.toolCalls),
+    };
+    if (!reply.text && !reply.toolCalls) return;
+    // The reply's id, when the server gives it, is the one its broadcast and live events carry: one entry.
+    if (response.replyId) list.upsert({ ...reply, id: response.replyId });
+    else list.upsertReplyTo(response.userMessage.id, reply);
   } finally {
     input.onReplying(undefined);
   }

@@ -1,4 +1,5 @@
 import { h } from '../dom';
+import { ToolCards, type ToolCallView, type ToolResultView } from './tool-card';
 
 /** Who wrote a message, as the page styles it. */
 export type MessageRole = 'own' | 'agent' | 'other';
@@ -13,6 +14,8 @@ export interface ChatMessage {
   createdAt?: string;
   /** The user message an agent reply answers. */
   inReplyTo?: string | null;
+  /** An agent reply's tool calls with their outcomes (a stored reply's `raw_message.toolCalls`, a `sync` answer). */
+  toolCalls?: readonly ToolCallView[];
 }
 
 /** Where a live chunk came from: the socket or the REST `stream` response. */
@@ -23,6 +26,8 @@ interface Item {
   sender: HTMLSpanElement;
   time: HTMLTimeElement;
   body: HTMLParagraphElement;
+  /** The reply's tool cards, made on its first tool call. */
+  tools?: ToolCards;
   chunks: Map<number, string>;
   sources: Set<ChunkSource>;
 }
@@ -82,6 +87,8 @@ export class MessageList {
     item.sender.textContent = message.senderName;
     item.body.textContent = message.text;
     this.#setTime(item, message.createdAt);
+    for (const call of message.toolCalls ?? []) this.#tools(item).call(call);
+    item.tools?.abandonRunning();
     item.element.removeAttribute('aria-busy');
     item.element.classList.remove('pending', 'streaming');
     if (stick) this.#scrollToBottom();
@@ -109,19 +116,7 @@ export class MessageList {
     sender: string,
   ): void {
     const stick = this.#atBottom();
-    let item = this.#items.get(messageId);
-    if (!item) {
-      item = this.#create({
-        id: messageId,
-        senderId: '',
-        senderName: sender,
-        text: '',
-        role: 'agent',
-      });
-      item.element.classList.add('streaming');
-      item.element.setAttribute('aria-busy', 'true');
-      this.#list.append(item.element);
-    }
+    const item = this.#live(messageId, sender);
     item.sources.add(source);
     item.element.dataset.sources = [...item.sources].sort().join(' ');
     if (!item.element.classList.contains('streaming') || item.chunks.has(index)) return;
@@ -133,9 +128,24 @@ export class MessageList {
     if (stick) this.#scrollToBottom();
   }
 
+  /** A running reply called a tool: its card, above the reply's text (the reply's entry is made if need be). */
+  toolCall(messageId: string, sender: string, call: ToolCallView): void {
+    const stick = this.#atBottom();
+    this.#tools(this.#live(messageId, sender)).call(call);
+    if (stick) this.#scrollToBottom();
+  }
+
+  /** A tool call ended: its card shows the output or the error. */
+  toolResult(messageId: string, sender: string, result: ToolResultView): void {
+    const stick = this.#atBottom();
+    this.#tools(this.#live(messageId, sender)).result(result);
+    if (stick) this.#scrollToBottom();
+  }
+
   /** Ends a reply's live state (its final text, if any, comes by `upsert`). */
   finish(messageId: string): void {
     const item = this.#items.get(messageId);
+    item?.tools?.abandonRunning();
     item?.element.classList.remove('streaming');
     item?.element.removeAttribute('aria-busy');
   }
@@ -144,6 +154,7 @@ export class MessageList {
   fail(messageId: string, text: string): boolean {
     const item = this.#items.get(messageId);
     if (!item) return false;
+    item.tools?.abandonRunning();
     item.element.classList.remove('pending', 'streaming');
     item.element.removeAttribute('aria-busy');
     item.element.append(h('p', { className: 'message-error', role: 'alert' }, text));
@@ -173,8 +184,40 @@ export class MessageList {
     );
     const item: Item = { element, sender, time, body, chunks: new Map(), sources: new Set() };
     this.#setTime(item, message.createdAt);
+    if (message.toolCalls?.length) {
+      const tools = this.#tools(item);
+      for (const call of message.toolCalls) tools.call(call);
+      tools.abandonRunning();
+    }
     this.#items.set(message.id, item);
     return item;
+  }
+
+  /** The entry of a reply that is still being produced, created (streaming) on its first chunk or tool call. */
+  #live(messageId: string, sender: string): Item {
+    let item = this.#items.get(messageId);
+    if (!item) {
+      item = this.#create({
+        id: messageId,
+        senderId: '',
+        senderName: sender,
+        text: '',
+        role: 'agent',
+      });
+      item.element.classList.add('streaming');
+      item.element.setAttribute('aria-busy', 'true');
+      this.#list.append(item.element);
+    }
+    return item;
+  }
+
+  /** A reply's tool cards, placed between its sender line and its text on first use. */
+  #tools(item: Item): ToolCards {
+    if (!item.tools) {
+      item.tools = new ToolCards();
+      item.body.before(item.tools.element);
+    }
+    return item.tools;
   }
 
   #setTime(item: Item, createdAt: string | undefined) {

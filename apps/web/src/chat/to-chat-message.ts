@@ -1,5 +1,6 @@
 import type { MessageBroadcast, StoredMessage } from '@parley/core';
 import type { ChatMessage, MessageRole } from './message-list';
+import type { ToolCallView } from './tool-card';
 
 /** Decides how a sender is shown: this browser, an agent, or someone else. */
 export type RoleOf = (senderId: string) => MessageRole;
@@ -14,7 +15,24 @@ export function fromStored(message: StoredMessage, roleOf: RoleOf): ChatMessage 
     createdAt: message.created_at,
     inReplyTo: message.in_reply_to,
     role: roleOf(message.author_id),
+    toolCalls: toolCallsOf(message.raw_message?.toolCalls),
   };
+}
+
+/**
+ * A reply's recorded tool calls (`raw_message.toolCalls`, `agentResponse.toolCalls`) as cards show them; records
+ * without an id or a name are skipped (a server older than tool calls records none).
+ */
+export function toolCallsOf(records: unknown): ToolCallView[] | undefined {
+  if (!Array.isArray(records)) return undefined;
+  const calls = records.filter(
+    (record): record is ToolCallView =>
+      typeof record === 'object' &&
+      record !== null &&
+      typeof (record as ToolCallView).toolCallId === 'string' &&
+      typeof (record as ToolCallView).toolName === 'string',
+  );
+  return calls.length > 0 ? calls : undefined;
 }
 
 /** A `messageBroadcast` as the list shows it. */

@@ -1,0 +1,24 @@
+import type { ParleySocket } from '@parley/client';
+import type { MessageList } from './message-list';
+
+/**
+ * Shows the room's tool calls as cards: each `toolCall` on its reply (by `messageId`, the reply's id), each
+ * `toolResult` on its card. `onCall` hears of each call (the reply is running). Returns what stops listening.
+ */
+export function listenToolEvents(
+  socket: ParleySocket,
+  list: MessageList,
+  onCall?: (replyId: string, agentName: string) => void,
+): () => void {
+  const stopCalls = socket.on('toolCall', (call) => {
+    list.toolCall(call.messageId, call.agentName, call);
+    onCall?.(call.messageId, call.agentName);
+  });
+  const stopResults = socket.on('toolResult', (result) => {
+    list.toolResult(result.messageId, result.agentName, result);
+  });
+  return () => {
+    stopCalls();
+    stopResults();
+  };
+}
