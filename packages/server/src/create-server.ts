@@ -45,6 +45,7 @@ import {
 import { createSocketBroadcaster } from './socket/socket-broadcaster';
 import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
+import { AgentComponentStore } from './storage/agent-component-store';
 import { IdempotencyStore } from './storage/idempotency-store';
 import { MessageStore } from './storage/message-store';
 import {
@@ -271,6 +272,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     pollIntervalMs: options.schedulerPollMs,
   });
+  const components = new AgentComponentStore(database.db, DEFAULTS.agentComponents, () =>
+    database.sync(),
+  );
   const agents = profiles.map(
     (profile) =>
       new ParleyAgentRuntime(profile, {
@@ -287,6 +291,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         model,
         providerTimeoutMs:
           options.agentLoop?.providerTimeoutMs ?? DEFAULTS.agentLoop.providerTimeoutMs,
+        components,
       }),
   );
   const tee = createTeeService({

@@ -60,6 +60,13 @@ export const DEFAULTS = {
     maxConnectionsPerAddress: 100,
     limitLoopback: false,
   },
+  /** The bounds of the elizaOS components (`runtime.createComponent`) an agent's plugins store. */
+  agentComponents: {
+    /** Largest `data` of one component, in bytes of JSON. */
+    maxDataBytes: 256 * 1024,
+    /** Most components one agent may hold. */
+    maxPerAgent: 10_000,
+  },
   /**
    * `AGENT_MAX_STEPS`, `TOOL_TIMEOUT_MS`…, `agentLoop`: the bounds of one reply's loop of model calls and tool
    * calls; a character's `settings` of the same names override them for that agent.

@@ -11,8 +11,11 @@ export interface Character {
   system?: string;
   /** Biography lines used in the prompt. */
   bio?: string | string[];
-  /** Per-agent settings, read through `runtime.getSetting`. */
-  settings?: Record<string, string>;
+  /**
+   * Per-agent settings, read through `runtime.getSetting` (as text). Values keep the form the character gives
+   * them: elizaOS plugins read some directly, as objects (`runtime.character.settings.heartbeat.enabled`).
+   */
+  settings?: Record<string, CharacterSetting>;
   /** Per-agent secrets, read through `runtime.getSetting` before `settings`; never logged. */
   secrets?: Record<string, string>;
   /** Names of the plugins this agent loads. */
@@ -20,6 +23,10 @@ export interface Character {
   /** What a channel message does while this agent is still answering in its channel (default `enqueue`). */
   ifBusy?: IfBusy;
 }
+
+/** A setting's value in a character: text, or (as in elizaOS character files) a number, boolean, list or object. */
+export type CharacterSetting =
+  string | number | boolean | null | CharacterSetting[] | { [key: string]: CharacterSetting };
 
 /** Structured logger handed to plugins (a pino child logger on the server). */
 export interface PluginLogger {
@@ -96,7 +103,7 @@ export type PluginEventHandler = (params: Record<string, unknown>) => Promise<vo
 
 /**
  * The agent's runtime as a plugin sees it. One runtime exists per agent. A plugin that touches a member of
- * elizaOS's runtime that Parley does not offer (`useModel`, memories, rooms…) gets an error naming the member
+ * elizaOS's runtime that Parley does not offer (memories, rooms, tasks…) gets an error naming the member
  * and the plugin, not `x is not a function`.
  */
 export interface AgentRuntime {
@@ -171,6 +178,54 @@ export interface AgentRuntime {
    * audio) throw an error naming the type.
    */
   useModel(modelType: string, params: ModelParams): Promise<unknown>;
+  /**
+   * This agent's component of `type` for `entityId` (elizaOS `getComponent`), narrowed by `worldId` and
+   * `sourceEntityId` when given; null when there is none. Components are stored in the server's database, per
+   * agent: they survive restarts and no other agent sees them.
+   */
+  getComponent(
+    entityId: string,
+    type: string,
+    worldId?: string,
+    sourceEntityId?: string,
+  ): Promise<Component | null>;
+  /** This agent's components for `entityId`, oldest first, narrowed by `worldId` and `sourceEntityId` when given. */
+  getComponents(entityId: string, worldId?: string, sourceEntityId?: string): Promise<Component[]>;
+  /**
+   * Stores a new component for this agent. Resolves true; rejects when its id is taken, a field is not a UUID,
+   * its `data` is larger than the server's bound, or the agent already holds as many components as allowed.
+   */
+  createComponent(component: Component): Promise<boolean>;
+  /**
+   * Replaces the `type`, ids and `data` of this agent's component with the same `id` (none: nothing changes, as
+   * in elizaOS); rejects on the fields as `createComponent` does.
+   */
+  updateComponent(component: Component): Promise<void>;
+  /** Deletes this agent's component `id` (nothing when there is none). */
+  deleteComponent(componentId: string): Promise<void>;
+}
+
+/**
+ * A piece of data an agent keeps about an entity (elizaOS `Component`): plugins use them as durable, typed
+ * records (`type`), e.g. a job list kept under the agent's own id. `agentId` is always the agent that stored it.
+ */
+export interface Component {
+  /** UUID. */
+  id: string;
+  /** Whom it is about (UUID). */
+  entityId: string;
+  agentId: string;
+  /** UUID, or empty. */
+  roomId?: string;
+  /** UUID, or empty. */
+  worldId?: string;
+  /** Who it comes from (UUID), or empty. */
+  sourceEntityId?: string;
+  type: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** A JSON object. */
+  data: Record<string, unknown>;
 }
 
 /** What {@link AgentRuntime.useModel} takes (elizaOS's text generation parameters). */

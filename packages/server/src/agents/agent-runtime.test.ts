@@ -4,6 +4,7 @@ import { toAgentProfile } from './agent-profile';
 import { createAgentProfiles } from './agent-registry';
 import { ParleyAgentRuntime, type AgentServices } from './agent-runtime';
 import { ConfigError } from '../errors/config-error';
+import { createPluginRuntime } from '../plugins/loading/create-plugin-runtime';
 
 const logger = createLogger('silent');
 const services: AgentServices = {
@@ -41,6 +42,18 @@ describe('runtime settings', () => {
     expect(runtime({}, { SERVER_URL: 'http://example.test' }).getSetting('SERVER_URL')).toBe(
       'http://example.test',
     );
+  });
+});
+
+describe('runtime components', () => {
+  it('reject with UNAVAILABLE on a runtime built without a database, through a plugin’s view too', async () => {
+    const agent = runtime({}, {});
+    const view = createPluginRuntime(agent, 'plugin-cron');
+    await expect(view.getComponent(agent.agentId, 'cron_job_index')).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('no database for components'),
+    });
+    await expect(view.getComponents(agent.agentId)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
 });
 

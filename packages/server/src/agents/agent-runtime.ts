@@ -1,10 +1,12 @@
 import { inspect } from 'node:util';
+import { ParleyError } from '@parley/core';
 import type {
   Action,
   AgentPostOptions,
   AgentRuntime,
   AgentScheduleOptions,
   Character,
+  Component,
   ControlOptions,
   Evaluator,
   Memory,
@@ -19,6 +21,7 @@ import type {
   State,
 } from '@parley/plugin-sdk';
 import type { ModelProvider } from '../models/model-provider';
+import type { AgentComponentStore } from '../storage/agent-component-store';
 import { AgentAbilities } from './agent-abilities';
 import { AgentEvents } from './agent-events';
 import { composeState } from './compose-state';
@@ -26,7 +29,7 @@ import { useModel } from './use-model';
 import type { AgentProfile } from './agent-profile';
 import { AgentServiceRegistry } from './agent-services';
 import { copyCharacter } from './copy-character';
-import { acceptedUnusedKeys } from './character';
+import { acceptedUnusedKeys, settingText } from './character';
 
 /**
  * What an agent can do through the server. The small interface between agents and messaging: the runtime
@@ -53,6 +56,8 @@ export interface AgentRuntimeContext {
   model?: ModelProvider;
   /** The deadline of all providers in `composeState`. */
   providerTimeoutMs?: number;
+  /** Where `getComponent`, `createComponent`… keep this agent's components (none: they reject, UNAVAILABLE). */
+  components?: AgentComponentStore;
 }
 
 function isSet(value: unknown): boolean {
@@ -97,7 +102,7 @@ export class ParleyAgentRuntime implements AgentRuntime {
   getSetting(key: string): string | undefined {
     const fromSecrets = this.character.secrets?.[key];
     if (isSet(fromSecrets)) return fromSecrets;
-    const fromCharacter = this.character.settings?.[key];
+    const fromCharacter = settingText(this.character.settings?.[key]);
     if (isSet(fromCharacter)) return fromCharacter;
     const fromEnv = this.#context.env[key];
     if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
@@ -195,6 +200,46 @@ export class ParleyAgentRuntime implements AgentRuntime {
 
   useModel(modelType: string, params: ModelParams): Promise<unknown> {
     return useModel(this.#context.model, this.character.name, modelType, params);
+  }
+
+  async getComponent(
+    entityId: string,
+    type: string,
+    worldId?: string,
+    sourceEntityId?: string,
+  ): Promise<Component | null> {
+    return this.#components().get(this.agentId, entityId, type, worldId, sourceEntityId);
+  }
+
+  async getComponents(
+    entityId: string,
+    worldId?: string,
+    sourceEntityId?: string,
+  ): Promise<Component[]> {
+    return this.#components().list(this.agentId, entityId, worldId, sourceEntityId);
+  }
+
+  async createComponent(component: Component): Promise<boolean> {
+    return this.#components().create(this.agentId, component);
+  }
+
+  async updateComponent(component: Component): Promise<void> {
+    return this.#components().update(this.agentId, component);
+  }
+
+  async deleteComponent(componentId: string): Promise<void> {
+    return this.#components().delete(this.agentId, componentId);
+  }
+
+  #components(): AgentComponentStore {
+    const store = this.#context.components;
+    if (!store) {
+      throw new ParleyError(
+        'UNAVAILABLE',
+        `Agent ${this.character.name} has no database for components (a runtime built without a server)`,
+      );
+    }
+    return store;
   }
 
   /** What a structured logger shows of a runtime: never its settings. */

@@ -66,12 +66,36 @@ describe('elizaOS character files', () => {
     expect(prompt).toContain('- Once grew a pumpkin that won the county fair.');
     expect(prompt).toContain('User: My basil keeps wilting.\nSage: Water it at the base');
     expect(sage.secrets).toEqual({ SAGE_API_TOKEN: 'sage-secret-value-123' });
-    // Settings are text, as getSetting returns them.
+    // Settings keep the file's values (elizaOS plugins read some as objects); getSetting returns text.
     expect(sage.settings).toEqual({
       avatar: 'https://example.invalid/sage.png',
       model: 'gpt-4o-mini',
-      maxInputTokens: '4096',
+      maxInputTokens: 4096,
     });
+    const runtime = new ParleyAgentRuntime(toAgentProfile(sage), {
+      env: {},
+      serverUrl: () => 'http://localhost:1',
+      logger: createMemoryLogger().logger,
+      services,
+    });
+    expect(runtime.getSetting('maxInputTokens')).toBe('4096');
+  });
+
+  it('keeps object settings as objects for plugins that read the character, and as JSON text for getSetting', async () => {
+    const path = await writeCharacter('cron.json', {
+      name: 'Ada',
+      settings: { heartbeat: { enabled: false }, verbose: true },
+    });
+    const ada = await loadCharacterFile(path);
+    const runtime = new ParleyAgentRuntime(toAgentProfile(ada), {
+      env: {},
+      serverUrl: () => 'http://localhost:1',
+      logger: createMemoryLogger().logger,
+      services,
+    });
+    expect(runtime.character.settings?.heartbeat).toEqual({ enabled: false });
+    expect(runtime.getSetting('heartbeat')).toBe('{"enabled":false}');
+    expect(runtime.getSetting('verbose')).toBe('true');
   });
 
   it('the two example forms give the same prompt', async () => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Character } from '@parley/plugin-sdk';
+import type { Character, CharacterSetting } from '@parley/plugin-sdk';
 import { ifBusySchema, toValidationIssues, uuidSchema } from '@parley/core';
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
@@ -101,7 +101,7 @@ export function acceptedUnusedKeys(character: object): string[] {
 }
 
 /** A setting value as `getSetting` returns it: text as is, numbers and booleans as text, the rest as JSON. */
-function settingText(value: unknown): string | undefined {
+export function settingText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -118,14 +118,15 @@ function toSettings(values: Record<string, unknown> | undefined): Record<string,
 }
 
 /**
- * The character as the server uses it: settings as text, and elizaOS `settings.secrets` moved into `secrets`
- * (read first by `getSetting`, never logged); a `secrets` key of the file's own wins over it.
+ * The character as the server uses it: settings as the file gives them (`getSetting` reads them as text; elizaOS
+ * plugins read some as objects), secrets as text, and elizaOS `settings.secrets` moved into `secrets` (read first
+ * by `getSetting`, never logged); a `secrets` key of the file's own wins over it.
  */
 function normalise(character: z.infer<typeof characterSchema>): Character {
   const { settings, secrets, ...rest } = character;
   const { secrets: nestedSecrets, ...plainSettings } = settings ?? {};
   const result: Character = { ...rest };
-  if (settings !== undefined) result.settings = toSettings(plainSettings);
+  if (settings !== undefined) result.settings = plainSettings as Record<string, CharacterSetting>;
   const nested =
     nestedSecrets !== null && typeof nestedSecrets === 'object' && !Array.isArray(nestedSecrets)
       ? (nestedSecrets as Record<string, unknown>)

@@ -32,6 +32,13 @@ describe("an agent's own settings", () => {
     expect(profile.character.settings).toEqual({ KEY: 'shared' });
   });
 
+  it('copies object settings deeply: a plugin that changes one in place leaves the profile as it was', () => {
+    const profile = toAgentProfile({ name: 'Ada', settings: { heartbeat: { enabled: false } } });
+    const runtime = runtimeOf(profile);
+    (runtime.character.settings!.heartbeat as { enabled: boolean }).enabled = true;
+    expect(profile.character.settings).toEqual({ heartbeat: { enabled: false } });
+  });
+
   it('setSetting sets, overrides the environment, removes, and keeps secrets apart', () => {
     const runtime = runtimeOf(toAgentProfile({ name: 'Ada' }), { TOKEN: 'from-env' });
     runtime.setSetting('TOKEN', 'set');

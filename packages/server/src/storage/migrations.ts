@@ -132,6 +132,29 @@ const migrations: Record<string, Migration> = {
       await replaceWebhookRowTrigger(db);
     },
   },
+  '0013_agent_components': {
+    // elizaOS components (runtime.getComponent, createComponent…): plugins' durable records, per agent. Reads
+    // are by agent, entity and type; the agent's count is checked on every insert.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('agent_components')
+        .addColumn('id', 'uuid', (column) => column.primaryKey())
+        .addColumn('agent_id', 'uuid', (column) => column.notNull())
+        .addColumn('entity_id', 'uuid', (column) => column.notNull())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('world_id', 'uuid')
+        .addColumn('room_id', 'uuid')
+        .addColumn('source_entity_id', 'uuid')
+        .addColumn('data', 'jsonb', (column) => column.notNull())
+        .addColumn('created_at', 'timestamptz', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createIndex('agent_components_entity_idx')
+        .on('agent_components')
+        .columns(['agent_id', 'entity_id', 'type'])
+        .execute();
+    },
+  },
 };
 
 /** Serves the migrations above to Kysely's Migrator. */

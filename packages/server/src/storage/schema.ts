@@ -73,6 +73,19 @@ export interface IdempotencyKeyTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** `agent_components`: elizaOS components that agents' plugins store (`runtime.createComponent`), per agent. */
+export interface AgentComponentTable {
+  id: string;
+  agent_id: string;
+  entity_id: string;
+  type: string;
+  world_id: string | null;
+  room_id: string | null;
+  source_entity_id: string | null;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  created_at: ColumnType<Date, Date, Date>;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema extends WebhookTables {
   server_secrets: ServerSecretTable;
@@ -81,4 +94,5 @@ export interface DatabaseSchema extends WebhookTables {
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;
   tee_agents: TeeAgentTable;
+  agent_components: AgentComponentTable;
 }

@@ -1,5 +1,6 @@
 import type { AgentRuntime, Plugin, PluginServiceClass } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
+import { settingText } from '../../agents/character';
 import { ConfigError } from '../../errors/config-error';
 import { UnofferedRuntimeMemberError } from './unoffered-runtime-member';
 
@@ -26,10 +27,20 @@ function warnAboutUnusedParts({ agent, plugin }: LoadedPlugin, logger: Logger): 
   );
 }
 
+/** The agent's settings as `init` takes them: text, as `getSetting` returns them. */
+function settingsAsText(settings: Readonly<Record<string, unknown>> | undefined) {
+  const config: Record<string, string> = {};
+  for (const [key, value] of Object.entries(settings ?? {})) {
+    const text = settingText(value);
+    if (text !== undefined) config[key] = text;
+  }
+  return config;
+}
+
 async function runInit({ agent, plugin, runtime }: LoadedPlugin, logger: Logger): Promise<void> {
   if (!plugin.init) return;
   try {
-    await plugin.init({ ...agent.character.settings }, runtime);
+    await plugin.init(settingsAsText(agent.character.settings), runtime);
   } catch (error) {
     logger.error(
       { err: error, plugin: plugin.name, agent: agent.character.name },

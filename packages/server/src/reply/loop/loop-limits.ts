@@ -45,7 +45,10 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PRIVATE|CREDENTIAL|SALT/i;
 export function secretsOf(character: Readonly<Character>): string[] {
   const values = Object.values(character.secrets ?? {});
   for (const [key, value] of Object.entries(character.settings ?? {})) {
-    if (SECRET_NAME.test(key)) values.push(value);
+    // Text and numbers (a PIN); an object setting is configuration, not one secret value.
+    if (SECRET_NAME.test(key) && (typeof value === 'string' || typeof value === 'number')) {
+      values.push(String(value));
+    }
   }
   return values.filter((value): value is string => typeof value === 'string');
 }

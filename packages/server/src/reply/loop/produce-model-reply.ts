@@ -48,8 +48,6 @@ export interface ModelReplyContext {
   serverSecrets?: readonly string[];
 }
 
-const NO_STATE: State = { values: {}, data: {}, text: '' };
-
 /**
  * Has `agent` answer `userMessage` into `stream`, as a bounded loop: providers compose context, the model answers
  * (text deltas as they come) and may call the agent's actions (native tool calls, or named in the XML protocol);
@@ -83,14 +81,24 @@ export async function produceModelReply(
     const abilities = context.abilitiesOf?.(agent.agentId);
     const limits = loopLimitsFor(agent.character, context.loopLimits);
     const message = toMemory(userMessage, agent.agentId);
-    const compose = async () =>
-      abilities && abilities.providers.length > 0
-        ? composeState(abilities, message, {
-            timeoutMs: limits.providerTimeoutMs,
-            logger,
-            values: { agentName, senderName: userMessage.author_name },
-          })
-        : NO_STATE;
+    // elizaOS templates' {{recentMessages}}: the history the model sees, one "Name: text" line each. Built only
+    // for an agent that can act: a plain reply has no template to fill.
+    const values = () => ({
+      agentName,
+      senderName: userMessage.author_name,
+      recentMessages: history.map((entry) => `${entry.author_name}: ${entry.content}`).join('\n'),
+    });
+    // A new state for each call: a handler may change the one it is given.
+    const compose = async (): Promise<State> =>
+      !abilities
+        ? { values: {}, data: {}, text: '' }
+        : abilities.providers.length > 0
+          ? composeState(abilities, message, {
+              timeoutMs: limits.providerTimeoutMs,
+              logger,
+              values: values(),
+            })
+          : { values: values(), data: {}, text: '' };
     const actions =
       abilities && limits.maxSteps > 0
         ? await offeredActions(abilities, message, limits.providerTimeoutMs, logger)

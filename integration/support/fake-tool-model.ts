@@ -1,0 +1,92 @@
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@parley/server/testing';
+
+/** A chat message of a request, as the fake model reads it. */
+interface ChatMessage {
+  role: string;
+  content: unknown;
+}
+
+/** A chat-completions request the fake model received. */
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools?: { function: { name: string } }[];
+}
+
+/** When the user's text matches `pattern` and `tool` is offered, the model calls it. */
+export type ToolRule = readonly [pattern: RegExp, tool: string];
+
+/** A fake model for a conversation with tools, and the requests it received. */
+export interface FakeToolModel {
+  server: FakeOpenAIServer;
+  requests: ModelRequest[];
+}
+
+function event(delta: Record<string, unknown>, finish: string | null = null): string {
+  const chunk = {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'fake-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+const DONE = 'data: [DONE]\n\n';
+
+/** A streamed text answer, in two pieces. */
+export function textEvents(text: string): string[] {
+  const half = Math.ceil(text.length / 2);
+  return [
+    event({ role: 'assistant', content: text.slice(0, half) }),
+    event({ content: text.slice(half) }),
+    event({}, 'stop'),
+    DONE,
+  ];
+}
+
+/** A streamed call of one tool (OpenAI's shape: the name first, then the arguments in pieces). */
+export function toolCallEvents(name: string, args: string, id: string): string[] {
+  const call = { index: 0, id, type: 'function', function: { name, arguments: '' } };
+  return [
+    event({ role: 'assistant', content: null }),
+    event({ tool_calls: [call] }),
+    event({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 1) } }] }),
+    event({ tool_calls: [{ index: 0, function: { arguments: args.slice(1) } }] }),
+    event({}, 'tool_calls'),
+    DONE,
+  ];
+}
+
+function textOf(message: ChatMessage | undefined): string {
+  return typeof message?.content === 'string' ? message.content : JSON.stringify(message?.content);
+}
+
+/**
+ * Starts an OpenAI-compatible server that answers by looking at each request: after a tool result, text that
+ * quotes it; with tools offered, a call of the first rule's tool whose pattern the user's text matches; without
+ * tools, `answerPrompt(prompt)` when it answers (a plugin's `useModel`), else a plain sentence.
+ */
+export async function startFakeToolModel(
+  rules: readonly ToolRule[],
+  answerPrompt: (prompt: string) => string | undefined,
+): Promise<FakeToolModel> {
+  const requests: ModelRequest[] = [];
+  let calls = 0;
+  const server = await startFakeOpenAIServer({
+    onRequest: ({ body }) => requests.push(body as ModelRequest),
+    events: (body) => {
+      const { messages, tools } = body as unknown as ModelRequest;
+      const last = messages.at(-1);
+      if (last?.role === 'tool') return textEvents(`The tool answered: ${textOf(last)}`);
+      const text = textOf(last);
+      if (!tools) return textEvents(answerPrompt(text) ?? 'I have nothing to add.');
+      const offered = new Set(tools.map((tool) => tool.function.name));
+      const rule = rules.find(([pattern, tool]) => pattern.test(text) && offered.has(tool));
+      if (!rule) return textEvents('No tool fits that.');
+      calls += 1;
+      return toolCallEvents(rule[1], '{}', `call_fake_${calls}`);
+    },
+  });
+  return { server, requests };
+}
