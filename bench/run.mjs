@@ -19,6 +19,7 @@ import socketMemory from './scenarios/socket-memory.mjs';
 import socketReply from './scenarios/socket-reply.mjs';
 import { submit, submitPostgres } from './scenarios/submit.mjs';
 import sync from './scenarios/sync.mjs';
+import toolReply from './scenarios/tool-reply.mjs';
 
 const SCENARIOS = [
   sync,
@@ -32,6 +33,7 @@ const SCENARIOS = [
   socketMemory,
   memory,
   extractors,
+  toolReply,
 ];
 
 const USAGE = `usage: node bench/run.mjs [scenario…] [options]
@@ -145,7 +147,7 @@ try {
 
 console.log(`\n${formatTable(results)}\n`);
 console.log(
-  'limit: the bare hono + socket.io server doing the same round trip in the same run (memory after load: the server at rest); ratio = Parley / limit.',
+  'limit: the bare hono + socket.io server doing the same round trip in the same run (memory after load: the server at rest; tool reply: a plain reply of the same server); ratio = Parley / limit.',
 );
 console.log(
   'elizaOS figures are those of the issue, for context. Timings from a shared machine are noisy: compare ratios from one run, not single numbers.',

@@ -25,9 +25,12 @@ const MODEL_REPLY =
   '<response><thought>Greet them back.</thought><actions>REPLY</actions>' +
   '<text>Hello! I am the benchmark model, and I always answer at once.</text></response>';
 
-/** Starts the fake model server in its own process. */
-export async function startModelServer() {
-  const model = startChild(scripts.model, { reply: MODEL_REPLY, chunkSize: 8 });
+/**
+ * Starts the fake model server in its own process: the fixed reply above, or with `script` (`echo-tool`) the
+ * answers of `echo-upstream.mjs`.
+ */
+export async function startModelServer({ script } = {}) {
+  const model = startChild(scripts.model, { reply: MODEL_REPLY, chunkSize: 8, script });
   const { url } = await model.next('ready');
   return { ...model, url };
 }
@@ -81,11 +84,14 @@ export async function postgresUnavailable() {
   }
 }
 
-/** Starts a Parley server process on `database` ({ dataDir } or { databaseUrl }); resolves once it listens. */
-export async function startServer(context, database) {
+/**
+ * Starts a Parley server process on `database` ({ dataDir } or { databaseUrl }), with `plugins` by name (see
+ * `server-process.mjs`); resolves once it listens.
+ */
+export async function startServer(context, database, plugins = []) {
   const server = startChild(
     scripts.server,
-    { modelUrl: context.model.url, ...database },
+    { modelUrl: context.model.url, ...database, plugins },
     { execArgv: ['--expose-gc'] },
   );
   const ready = await server.next('ready', 180_000);
@@ -94,9 +100,10 @@ export async function startServer(context, database) {
 
 /**
  * Runs `fn` against a fresh Parley server in its own process: with PGlite in a new temporary folder that is
- * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards.
+ * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards;
+ * `plugins` by name (see `server-process.mjs`).
  */
-export async function withServer(context, name, fn, { postgres = false } = {}) {
+export async function withServer(context, name, fn, { postgres = false, plugins = [] } = {}) {
   const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
   const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
   let running;
@@ -104,6 +111,7 @@ export async function withServer(context, name, fn, { postgres = false } = {}) {
     running = await startServer(
       context,
       postgresDatabase ? { databaseUrl: postgresDatabase.url } : { dataDir },
+      plugins,
     );
     return await fn({ ...running, name });
   } finally {
@@ -161,6 +169,7 @@ export async function measureCpu(context, { server, name, bare = false }, fn) {
       serverCpuMs: cpuMs(serverBefore, serverAfter),
       serverCpu: percent(serverBefore, serverAfter),
       modelCpu: percent(modelBefore, modelAfter),
+      modelRequests: modelAfter.requests - modelBefore.requests,
       peakRssMb: serverAfter.maxRssKb / 1024,
       statements: statementsBetween(serverBefore.statements, serverAfter.statements),
     },

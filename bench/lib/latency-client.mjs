@@ -1,11 +1,13 @@
 // Child process: one client sending requests one after the other (the next leaves when the previous answer
 // is complete), timing each. `mode` is `sync` (time to the whole answer) or `stream` (time to the first
-// `event: chunk`, and to the end of the stream).
+// `event: chunk`, and to the end of the stream). With `expectToolCalls` (sync), a reply counts only when it made
+// that many tool calls.
 import http from 'node:http';
 import { childConfig } from './child.mjs';
 import { cpuMark, cpuPercentSince, msSince } from './stats.mjs';
 
-const { url, path, body, mode, warmupRequests, durationMs, maxRequests } = childConfig();
+const { url, path, body, mode, warmupRequests, durationMs, maxRequests, expectToolCalls } =
+  childConfig();
 const target = new URL(path, url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const payload = Buffer.from(JSON.stringify(body));
@@ -32,12 +34,17 @@ function send() {
         response.on('end', () => {
           const totalMs = msSince(start);
           // A request counts only when the agent really answered: a reply with text, or a streamed chunk.
-          const answered =
-            mode === 'stream'
-              ? firstChunkMs !== undefined
-              : JSON.parse(text).agentResponse?.text !== '';
+          let answered;
+          let toolCalls;
+          if (mode === 'stream') answered = firstChunkMs !== undefined;
+          else {
+            const reply = JSON.parse(text).agentResponse;
+            answered = reply?.text !== '';
+            toolCalls = reply?.toolCalls?.length ?? 0;
+            if (expectToolCalls !== undefined && toolCalls !== expectToolCalls) answered = false;
+          }
           const ok = response.statusCode === 200 && answered;
-          resolve({ ok, status: response.statusCode, totalMs, firstChunkMs });
+          resolve({ ok, status: response.statusCode, totalMs, firstChunkMs, toolCalls });
         });
         response.on('error', reject);
       },
@@ -62,7 +69,7 @@ while (total.length + errors < maxRequests && msSince(started) < durationMs) {
   const result = await send();
   if (!result.ok) {
     errors += 1;
-    lastError = `status ${result.status}${result.status === 200 ? ' without a reply' : ''}`;
+    lastError = `status ${result.status}${result.status === 200 ? ` without a reply (${result.toolCalls ?? 0} tool calls)` : ''}`;
     continue;
   }
   total.push(result.totalMs);

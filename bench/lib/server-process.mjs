@@ -7,7 +7,10 @@ import { writeHeapSnapshot } from 'node:v8';
 import { createLogger, createOpenAICompatibleModel, createServer } from '@parley/server';
 import { childConfig } from './child.mjs';
 
-const { modelUrl, dataDir, databaseUrl } = childConfig();
+const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [] } = childConfig();
+// Plugins by name (a child's config is JSON): `echo` is the `tool-reply` scenario's ECHO action.
+const plugins = [];
+if (pluginNames.includes('echo')) plugins.push((await import('./echo-plugin.mjs')).echoPlugin);
 
 // Database statements, counted at the pg driver the server uses (each is one round trip to PostgreSQL), by the
 // statement's first words, so a scenario can print statements per reply and which they are.
@@ -37,6 +40,7 @@ const server = createServer({
       ? { fetch: (input, init) => globalThis.fetch(input, init) }
       : {}),
   }),
+  ...(plugins.length > 0 ? { plugins } : {}),
   // Settings from the bench's own environment must not change what is measured.
   env: {},
   // The bench is one client address generating the load of many: per-address limits would measure themselves.

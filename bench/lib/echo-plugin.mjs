@@ -1,0 +1,26 @@
+// The action plugin of the `tool-reply` scenario: one trivial action with parameters, so that a tool-calling
+// model is offered it as a tool. It returns its input, so the figures are the agent loop's own cost and not the
+// tool's.
+import { defineAction, definePlugin } from '@parley/plugin-sdk';
+
+/** `ECHO {text}`: answers with its input. */
+export const echoAction = defineAction({
+  name: 'ECHO',
+  description: 'Returns the given text unchanged.',
+  parameters: {
+    type: 'object',
+    properties: { text: { type: 'string', description: 'The text to echo' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  handler: (_runtime, _message, _state, options) => ({
+    success: true,
+    text: String(options?.parameters?.text ?? ''),
+  }),
+});
+
+export const echoPlugin = definePlugin({
+  name: 'bench-echo',
+  description: 'An ECHO action for the bench',
+  actions: [echoAction],
+});
