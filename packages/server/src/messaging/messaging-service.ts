@@ -10,15 +10,15 @@ import {
   parseOrThrow,
   reservedUuid,
 } from '@parley/core';
-import type { AgentPostOptions, Content, ControlOptions, Memory } from '@parley/plugin-sdk';
+import type { AgentPostOptions, ControlOptions } from '@parley/plugin-sdk';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentAbilities } from '../agents/agent-abilities';
 import type { AgentRegistry } from '../agents/agent-registry';
-import { toMemory } from '../agents/to-memory';
 import { DEFAULTS } from '../defaults';
 import type { AgentLoopLimits } from '../reply/loop/loop-limits';
+import { postCallbackContent } from '../reply/tools/post-callback-content';
 import type { ModelProvider } from '../models/model-provider';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import type { ChannelSequencer } from './channel-sequencer';
@@ -171,32 +171,20 @@ export class MessagingService {
       abilitiesOf: options.abilitiesOf,
       loopLimits: { ...DEFAULTS.agentLoop, ...options.loopLimits },
       serverSecrets: options.serverSecrets,
-      postAsAgent: (agent, content, inReplyTo) => this.#postContent(agent, content, inReplyTo),
+      postAsAgent: async (agent, content, inReplyTo) =>
+        (
+          await postCallbackContent(
+            (post) => this.postAgentMessage(agent, post),
+            agent.agentId,
+            content,
+            {
+              channelId: inReplyTo.channel_id,
+              serverId: inReplyTo.server_id,
+              inReplyTo: inReplyTo.id,
+            },
+          )
+        ).memories,
     };
-  }
-
-  /** An action's `callback`: its content posted as the agent, in answer to the message the reply answers. */
-  async #postContent(
-    agent: AgentProfile,
-    content: Content,
-    inReplyTo: StoredMessage,
-  ): Promise<Memory[]> {
-    if (typeof content?.text !== 'string' || content.text.trim() === '') return [];
-    const actions = Array.isArray(content.actions)
-      ? content.actions.filter((name): name is string => typeof name === 'string')
-      : undefined;
-    const message = await this.postAgentMessage(agent, {
-      channelId: inReplyTo.channel_id,
-      serverId: inReplyTo.server_id,
-      text: content.text,
-      ...(typeof content.thought === 'string' ? { thought: content.thought } : {}),
-      ...(actions ? { actions } : {}),
-      ...(Array.isArray(content.attachments)
-        ? { metadata: { attachments: content.attachments } }
-        : {}),
-      inReplyTo: inReplyTo.id,
-    });
-    return [toMemory(message, agent.agentId)];
   }
 
   /**

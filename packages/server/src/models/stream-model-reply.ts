@@ -1,6 +1,6 @@
 import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ParleyError } from '@parley/core';
-import { TOOL_CALL_LIMITS, toolCallLimitError } from './chat-completions-stream';
+import { TOOL_CALL_LIMITS, toolCallLimitError } from './chat-completion-chunks';
 import type { ModelRequest, ModelStreamPart, ModelUsage } from './model-provider';
 import { replyDeadline } from './reply-deadline';
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ParleyAgentRuntime } from '../../agents/agent-runtime';
 import { toMemory } from '../../agents/to-memory';
 import { loopLimitsFor, secretsOf, type AgentLoopLimits } from '../loop/loop-limits';
+import { postCallbackContent } from './post-callback-content';
 import { runToolCall, type ToolOutput } from './run-tool-call';
 
 /** One action called directly, as the plugin test harness does. */
@@ -81,10 +82,14 @@ export async function callAction(
       timeoutMs: limits.toolTimeoutMs,
       resultLimit: limits.toolResultLimit,
       post: async (content) => {
-        if (typeof content?.text !== 'string' || content.text.trim() === '') return [];
-        const stored = await context.post(agent, { channelId, text: content.text });
-        posted.push(stored);
-        return [toMemory(stored, agent.agentId)];
+        const { memories, stored } = await postCallbackContent(
+          (post) => context.post(agent, post),
+          agent.agentId,
+          content,
+          { channelId },
+        );
+        if (stored) posted.push(stored);
+        return memories;
       },
       logger,
       secrets: [...secretsOf(agent.character), ...context.serverSecrets],
