@@ -78,7 +78,9 @@ export async function produceModelReply(
     // The message being answered goes last, even when later messages arrived meanwhile.
     const history = recent.filter((message) => message.id !== userMessage.id);
     history.push(userMessage);
-    const abilities = context.abilitiesOf?.(agent.agentId);
+    // An agent whose plugins bring nothing to do only talks: no state, no prompt sections, no validation.
+    const found = context.abilitiesOf?.(agent.agentId);
+    const abilities = found && !found.empty ? found : undefined;
     const limits = loopLimitsFor(agent.character, context.loopLimits);
     const message = toMemory(userMessage, agent.agentId);
     // elizaOS templates' {{recentMessages}}: the history the model sees, one "Name: text" line each. Built only
