@@ -147,6 +147,19 @@ describe.each(kinds)('agent component store on $name', ({ create, skip }) => {
     await store.create(agentId, component(agentId));
   });
 
+  it.skipIf(skip)('holds the bound when 20 creates are released together', async () => {
+    const agentId = randomUUID();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) =>
+        store.create(agentId, component(agentId, { type: `together:${index}` })),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(
+      LIMITS.maxPerAgent,
+    );
+    expect(await store.list(agentId, agentId)).toHaveLength(LIMITS.maxPerAgent);
+  });
+
   it.skipIf(skip)('keeps components across a restart', async () => {
     const agentId = randomUUID();
     const kept = component(agentId, { type: 'kept', data: { nested: { list: [1, 'two'] } } });

@@ -81,7 +81,8 @@ export class AgentComponentStore {
   }
 
   /**
-   * Stores a new component for the agent (its `agentId` field is ignored: the agent is `agentId`).
+   * Stores a new component for the agent (its `agentId` field is ignored: the agent is `agentId`). The count
+   * check and the insert run under a lock on the agent, so the bound holds for creates released together.
    *
    * @throws ParleyError `BAD_REQUEST` for a field that is not a UUID, a bad type or data that is not a JSON
    * object; `PAYLOAD_TOO_LARGE` for data beyond the bound; `CONFLICT` for an id already taken or an agent that
@@ -90,8 +91,12 @@ export class AgentComponentStore {
   async create(agentId: string, component: Component): Promise<true> {
     const row = this.#toRow(agentId, component);
     const { maxPerAgent } = this.#limits;
-    const inserted = await storageCall('component', async () => {
-      const result = await sql<{ id: string }>`
+    const inserted = await storageCall('component', () =>
+      // One agent's creates take turns (a transaction lock on the agent): creates released together cannot
+      // each count the others out and pass the bound together.
+      this.#db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${agentId}, 0))`.execute(trx);
+        const result = await sql<{ id: string }>`
         INSERT INTO agent_components
           (id, agent_id, entity_id, type, world_id, room_id, source_entity_id, data, created_at)
         SELECT ${row.id}::uuid, ${row.agent_id}::uuid, ${row.entity_id}::uuid, ${row.type}::text,
@@ -99,9 +104,10 @@ export class AgentComponentStore {
                ${JSON.stringify(row.data)}::jsonb, ${row.created_at}::timestamptz
         WHERE (SELECT count(*) FROM agent_components WHERE agent_id = ${agentId}::uuid) < ${maxPerAgent}
         ON CONFLICT (id) DO NOTHING
-        RETURNING id`.execute(this.#db);
-      return result.rows.length > 0;
-    });
+        RETURNING id`.execute(trx);
+        return result.rows.length > 0;
+      }),
+    );
     if (!inserted) {
       const taken = await storageCall('component', () =>
         this.#db
