@@ -241,6 +241,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
   const model = options.model ?? createElizaModel();
   const serverSecrets = serverSecretsOf(env, options.authToken);
+  const agentLoop: AgentLoopLimits = { ...DEFAULTS.agentLoop, ...options.agentLoop };
   const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
@@ -258,7 +259,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     peers,
     // Read at each reply, once the runtimes below exist: the agents' plugins add to their abilities as they load.
     abilitiesOf: (agentId) => agents.find(agentId)?.abilities,
-    loopLimits: options.agentLoop,
+    loopLimits: agentLoop,
     serverSecrets,
   });
   options.metrics?.watch({
@@ -289,8 +290,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
           sendControl: (control) => messaging.sendControl(control),
         },
         model,
-        providerTimeoutMs:
-          options.agentLoop?.providerTimeoutMs ?? DEFAULTS.agentLoop.providerTimeoutMs,
+        providerTimeoutMs: agentLoop.providerTimeoutMs,
         components,
       }),
   );
@@ -421,7 +421,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       callAction(
         {
           agent: request.agentId ? agents.get(request.agentId) : agents.defaultAgent,
-          limits: { ...DEFAULTS.agentLoop, ...options.agentLoop },
+          limits: agentLoop,
           logger,
           serverSecrets,
           post: (agent, post) => messaging.postAgentMessage(agent, post),

@@ -20,6 +20,7 @@ import type {
   ScheduledMessageInfo,
   State,
 } from '@parley/plugin-sdk';
+import { DEFAULTS } from '../defaults';
 import type { ModelProvider } from '../models/model-provider';
 import type { AgentComponentStore } from '../storage/agent-component-store';
 import { AgentAbilities } from './agent-abilities';
@@ -192,7 +193,7 @@ export class ParleyAgentRuntime implements AgentRuntime {
     return composeState(this.abilities, message, {
       include: includeList,
       onlyInclude,
-      timeoutMs: this.#context.providerTimeoutMs ?? 5_000,
+      timeoutMs: this.#context.providerTimeoutMs ?? DEFAULTS.agentLoop.providerTimeoutMs,
       logger: this.logger,
       values: { agentName: this.character.name },
     });

@@ -1,4 +1,4 @@
-import type { ErrorCode, StoredMessage } from '@parley/core';
+import type { ErrorCode, StoredMessage, ToolCallRecord } from '@parley/core';
 
 /** The first part of every reply: who answers, where, and to what. */
 export interface ReplyStartPart {
@@ -48,16 +48,8 @@ export interface ToolResultPart {
   step: number;
 }
 
-/** A tool call with its outcome, as stored with the reply and given in `sync` answers and webhooks. */
-export interface ToolCallRecord {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  output?: unknown;
-  error?: string;
-  /** The model call (from 0) that made it; calls of one step ran together. */
-  step?: number;
-}
+/** A tool call with its outcome, as stored with the reply and given in `sync` answers and webhooks (core's). */
+export type { ToolCallRecord } from '@parley/core';
 
 /** The reply ended: stored (`message`), or deliberately empty (`message` null, `reason` says why). */
 export interface ReplyEndPart {

@@ -132,8 +132,8 @@ export function storedReplyParts(message: StoredMessage): ReplyPart[] {
 }
 
 /** Consecutive records of one step together; a record without a step alone, numbered after the one before. */
-function bySteps(records: readonly StoredToolCall[]) {
-  const steps: { step: number; recorded: boolean; records: StoredToolCall[] }[] = [];
+function bySteps(records: readonly ToolCallRecord[]) {
+  const steps: { step: number; recorded: boolean; records: ToolCallRecord[] }[] = [];
   for (const record of records) {
     const last = steps.at(-1);
     if (last?.recorded && last.step === record.step) last.records.push(record);
@@ -145,13 +145,10 @@ function bySteps(records: readonly StoredToolCall[]) {
   return steps;
 }
 
-/** A stored tool call record, with the step it was made in when the server recorded it. */
-type StoredToolCall = ToolCallRecord & { step?: number };
-
 /** The well-formed records of a stored `raw_message.toolCalls`, in order; anything else is dropped. */
-export function storedToolCalls(value: unknown): StoredToolCall[] {
+export function storedToolCalls(value: unknown): ToolCallRecord[] {
   if (!Array.isArray(value)) return [];
-  const records: StoredToolCall[] = [];
+  const records: ToolCallRecord[] = [];
   for (const item of value) {
     const parsed = toolCallRecordSchema.safeParse(item);
     if (parsed.success) records.push(parsed.data);
