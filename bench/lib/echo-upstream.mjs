@@ -1,3 +1,5 @@
+import { toSseEvents } from '@parley/server/testing';
+
 // The fake model's script in the `tool-reply` scenario (`startFakeOpenAIServer`'s `events`, a function of the
 // request body), in OpenAI's streamed chat-completions shape:
 // - a request offering the ECHO tool whose conversation ends with a user's message asking for an echo: one
@@ -29,14 +31,9 @@ function event(choices) {
 const delta = (value, finishReason = null) =>
   event([{ index: 0, delta: value, finish_reason: finishReason }]);
 
+/** A text answer in 8-character pieces (the first with the role), the stop chunk and `[DONE]`, as one write. */
 function textEvents(text) {
-  const events = [];
-  for (let start = 0; start < text.length; start += CHUNK) {
-    const content = text.slice(start, start + CHUNK);
-    events.push(delta(start === 0 ? { role: 'assistant', content } : { content }));
-  }
-  events.push(delta({}, 'stop'), 'data: [DONE]\n\n');
-  return [events.join('')];
+  return [toSseEvents(text, CHUNK).join('')];
 }
 
 const plainEvents = textEvents(PLAIN_ANSWER);

@@ -1,4 +1,12 @@
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@parley/server/testing';
+import {
+  startFakeOpenAIServer,
+  toSseEvents,
+  toToolCallEvents,
+  type FakeOpenAIServer,
+} from '@parley/server/testing';
+
+/** A streamed text answer, in two pieces. */
+const textEvents = (text: string) => toSseEvents(text, Math.ceil(text.length / 2));
 
 /** A chat message of a request, as the fake model reads it. */
 interface ChatMessage {
@@ -19,43 +27,6 @@ export type ToolRule = readonly [pattern: RegExp, tool: string];
 export interface FakeToolModel {
   server: FakeOpenAIServer;
   requests: ModelRequest[];
-}
-
-function event(delta: Record<string, unknown>, finish: string | null = null): string {
-  const chunk = {
-    id: 'chatcmpl-fake',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'fake-model',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  };
-  return `data: ${JSON.stringify(chunk)}\n\n`;
-}
-
-const DONE = 'data: [DONE]\n\n';
-
-/** A streamed text answer, in two pieces. */
-export function textEvents(text: string): string[] {
-  const half = Math.ceil(text.length / 2);
-  return [
-    event({ role: 'assistant', content: text.slice(0, half) }),
-    event({ content: text.slice(half) }),
-    event({}, 'stop'),
-    DONE,
-  ];
-}
-
-/** A streamed call of one tool (OpenAI's shape: the name first, then the arguments in pieces). */
-export function toolCallEvents(name: string, args: string, id: string): string[] {
-  const call = { index: 0, id, type: 'function', function: { name, arguments: '' } };
-  return [
-    event({ role: 'assistant', content: null }),
-    event({ tool_calls: [call] }),
-    event({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 1) } }] }),
-    event({ tool_calls: [{ index: 0, function: { arguments: args.slice(1) } }] }),
-    event({}, 'tool_calls'),
-    DONE,
-  ];
 }
 
 function textOf(message: ChatMessage | undefined): string {
@@ -85,7 +56,7 @@ export async function startFakeToolModel(
       const rule = rules.find(([pattern, tool]) => pattern.test(text) && offered.has(tool));
       if (!rule) return textEvents('No tool fits that.');
       calls += 1;
-      return toolCallEvents(rule[1], '{}', `call_fake_${calls}`);
+      return toToolCallEvents([{ id: `call_fake_${calls}`, name: rule[1], arguments: '{}' }]);
     },
   });
   return { server, requests };

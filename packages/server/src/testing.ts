@@ -10,3 +10,5 @@ export type {
   FakeOpenAIServerMode,
   FakeOpenAIServerOptions,
 } from './models/testing/fake-openai-server';
+export { toSseEvents, toToolCallEvents } from './models/testing/chat-completion-bodies';
+export type { ScriptedToolCall } from './models/testing/chat-completion-bodies';
