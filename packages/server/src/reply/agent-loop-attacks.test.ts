@@ -68,6 +68,11 @@ describe('the agent loop under attack', () => {
           },
         }),
         defineAction({
+          name: 'BIG',
+          description: 'returns a lot',
+          handler: () => ({ success: true, text: 'x'.repeat(100_000) }),
+        }),
+        defineAction({
           name: 'LEAK',
           description: 'returns a secret',
           handler: (runtime) => ({
@@ -85,7 +90,14 @@ describe('the agent loop under attack', () => {
         }),
       ],
       {
-        characters: [{ name: 'Eliza', secrets: { API_KEY: SECRET } }],
+        characters: [
+          {
+            name: 'Eliza',
+            secrets: { API_KEY: SECRET },
+            // Within the ranges a character may set: room for the per-reply bound to be the one that bites.
+            settings: { TOOL_MAX_CALLS_PER_STEP: '128', TOOL_RESULT_LIMIT: '2000' },
+          },
+        ],
         agentLoop: { toolTimeoutMs: 300, maxParallelTools: 3 },
       },
     );
@@ -206,5 +218,32 @@ describe('the agent loop under attack', () => {
     const history = await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`);
     const { data } = (await history.json()) as { data: { author_id: string }[] };
     expect(data.map((message) => message.author_id)).toEqual(['user-1']);
+  });
+
+  it('a reply records at most 256 calls, each result cut at the limit, and is still stored whole', async () => {
+    const many = Array.from({ length: 128 }, (_, index) => call('BIG', {}, `big_${index}`));
+    loop.model.behaviour = {
+      toolCalls: (request) => (request.tools?.length ? many : undefined),
+      reply: 'Enough.',
+      plain: true,
+    };
+    const before = loop.model.requests.length;
+    const channelId = loop.channel();
+    const body = await loop.sync(channelId, 'flood');
+    expect(body.agentResponse.text).toBe('Enough.');
+    const calls = body.agentResponse.toolCalls!;
+    expect(calls).toHaveLength(256);
+    // Two steps of 128, then the answer without tools.
+    expect(loop.model.requests.length - before).toBe(3);
+    expect(loop.model.requests.at(-1)!.tools).toBeUndefined();
+    const text = (calls[0]!.output as { text: string }).text;
+    expect(text.length).toBe(2000);
+    expect(text).toMatch(/…\[cut: 98000 more characters\]$/);
+    // Stored within a message's bounds, and read back.
+    const history = await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`);
+    const { data } = (await history.json()) as {
+      data: { raw_message: { toolCalls: unknown[] } }[];
+    };
+    expect(data[0]!.raw_message.toolCalls).toHaveLength(256);
   });
 });
