@@ -6,9 +6,10 @@ import { pathToFileURL } from 'node:url';
 import { fetchCollateralForQuote } from './collateral/fetch-collateral';
 import { parseDcapQvlCollateral } from './collateral/parse-collateral';
 import type { TdxCollateral } from './collateral/collateral';
+import { z } from 'zod';
+import { EXIT, jsonReport, textReport } from './cli-report';
 import { TCB_STATUSES, type TcbStatus } from './collateral/tcb-evaluation';
 import type { VerifyQuoteOptions } from './quote/quote-verification';
-import { TD_MEASUREMENT_FIELDS } from './quote/tdx-quote-layout';
 import { verifyQuote } from './quote/verify-quote';
 
 const USAGE = `Usage: parley-tee verify <quote-file> [options]
@@ -24,8 +25,14 @@ Options:
   --now <ISO date>             verify at this time (default: now)
   --allow-debug                accept a debug TD
   --allow-simulator            also trust Parley's simulator root (development only)
+  --allow-no-collateral        exit 0, not 3, for a valid quote verified without collateral
   --json                       print the result as JSON
-Exit status: 0 valid, 1 invalid, 2 usage or unreadable input.`;
+Exit status:
+  0  valid (with collateral: revocation and TCB status checked; without, only with --allow-no-collateral)
+  1  invalid (the first failed check is printed: FAILURE: reason)
+  2  usage error or unreadable input (unknown option, --now not an ISO 8601 date, unknown TCB status)
+  3  not fully verified: signatures and certificate chain valid, but no collateral, so revocation and
+     TCB status were not checked (pass --collateral or --pccs)`;
 
 /** Where the CLI writes; replaced in tests. */
 export interface CliIo {
@@ -41,6 +48,18 @@ export function quoteBytesOf(content: Buffer): Uint8Array {
   if (/^(0x)?([0-9a-fA-F]{2})+$/.test(text)) return Buffer.from(text.replace(/^0x/, ''), 'hex');
   if (text.length > 0 && /^[A-Za-z0-9+/\s]+={0,2}$/.test(text)) return Buffer.from(text, 'base64');
   return content;
+}
+
+/** An ISO 8601 date (`2025-07-01`) or date-time with its zone (`2025-07-01T00:00:00Z`), calendar-checked. */
+const ISO_DATE = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/** The `--now` time, or a usage message; V8 alone would read `5` as 2001 and `2025-02-30` as March 2. */
+function nowOf(value: string | undefined): Date | undefined | string {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  return ISO_DATE.safeParse(value).success && !Number.isNaN(time.getTime())
+    ? time
+    : `--now ${JSON.stringify(value)} is not an ISO 8601 date (e.g. 2025-07-01T00:00:00Z)`;
 }
 
 function statusesOf(list: string | undefined): TcbStatus[] | string {
@@ -65,24 +84,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         now: { type: 'string' },
         'allow-debug': { type: 'boolean' },
         'allow-simulator': { type: 'boolean' },
+        'allow-no-collateral': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
+    return EXIT.usage;
   }
   const { values, positionals } = parsed;
   if (values.help || positionals[0] !== 'verify' || positionals.length !== 2) {
     io.err(USAGE);
-    return values.help ? 0 : 2;
+    return values.help ? 0 : EXIT.usage;
   }
+  const usage = (problem: string) => {
+    io.err(problem);
+    return EXIT.usage;
+  };
   const accepted = statusesOf(values.accept);
-  if (typeof accepted === 'string') {
-    io.err(accepted);
-    return 2;
-  }
+  if (typeof accepted === 'string') return usage(accepted);
+  const now = nowOf(values.now);
+  if (typeof now === 'string') return usage(now);
   let quote: Uint8Array;
   let collateral: TdxCollateral | undefined;
   try {
@@ -96,64 +119,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       });
     }
   } catch (error) {
-    io.err(`cannot read input: ${(error as Error).message}`);
-    return 2;
+    return usage(`cannot read input: ${(error as Error).message}`);
   }
   const options: VerifyQuoteOptions = {
     acceptedTcbStatuses: accepted,
     ...(collateral && { collateral }),
-    ...(values.now !== undefined && { now: new Date(values.now) }),
+    ...(now && { now }),
     ...(values['allow-debug'] && { allowDebug: true }),
     ...(values['allow-simulator'] && { allowSimulator: true }),
     ...(values['allow-expired-collateral'] && { allowExpiredCollateral: true }),
   };
   const result = verifyQuote(quote, options);
-  if (values.json) {
-    io.out(
-      JSON.stringify(
-        result.valid
-          ? {
-              valid: true,
-              root: result.root,
-              ppid: result.ppid,
-              tcb: result.tcb,
-              header: result.quote.header,
-              body: result.quote.body,
-            }
-          : result,
-        null,
-        2,
-      ),
-    );
-    return result.valid ? 0 : 1;
-  }
-  if (!result.valid) {
-    io.out(`verdict: INVALID (${result.failure}: ${result.message})`);
-    return 1;
-  }
-  const { header, body, bodyType } = result.quote;
-  io.out('verdict: VALID');
-  io.out(`root: ${result.root}`);
-  io.out(`quote: v${header.version}, TD report ${bodyType === 3 ? '1.5' : '1.0'}`);
-  if (result.tcb) {
-    io.out(`tcb status: ${result.tcb.status}`);
-    io.out(`advisories: ${result.tcb.advisoryIds.join(', ') || '(none)'}`);
-    io.out(`fmspc: ${result.tcb.fmspc}, collateral valid until ${result.tcb.nextUpdate}`);
-    for (const note of result.tcb.collateralExpired ?? []) io.out(`collateral expired: ${note}`);
-  } else {
-    io.out('tcb status: unknown (no collateral: revocation and TCB level not checked)');
-  }
-  if (result.ppid) io.out(`ppid: ${result.ppid}`);
-  for (const field of [
-    ...TD_MEASUREMENT_FIELDS,
-    'tdAttributes',
-    'xfam',
-    'teeTcbSvn',
-    'reportData',
-  ] as const) {
-    io.out(`${field}: ${body[field]}`);
-  }
-  return 0;
+  const report = (values.json ? jsonReport : textReport)(
+    result,
+    values['allow-no-collateral'] === true,
+  );
+  for (const line of report.lines) io.out(line);
+  return report.code;
 }
 
 /** Whether this module is the program (run as `parley-tee`, through npm's bin link, or `node dist/cli.js`). */

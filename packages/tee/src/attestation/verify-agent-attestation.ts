@@ -91,7 +91,7 @@ function verifyAgentsOrThrow(
     ...(response.eventLog && { eventLog: response.eventLog }),
     expectedReportData: agentsReportData(response.agents, nonce),
   });
-  if (!list.valid) return failed(list.failure, `list attestation: ${list.message}`);
+  if (!list.valid) return failed(list.failure, `list attestation: ${list.message}`, list.tcb);
   const { eventLog: eventLogRule, rtmr3, ...staticRules } = measurements ?? {};
   const prefixes = eventLogRule ? rtmr3Prefixes(response) : undefined;
   for (const agent of response.agents) {
@@ -99,7 +99,9 @@ function verifyAgentsOrThrow(
       ...policy,
       measurements: { ...staticRules, ...(rtmr3 !== undefined && { rtmr3 }) },
     });
-    if (!result.valid) return failed(result.failure, `agent ${agent.agentId}: ${result.message}`);
+    if (!result.valid) {
+      return failed(result.failure, `agent ${agent.agentId}: ${result.message}`, result.tcb);
+    }
     if (prefixes && !prefixes.has(result.quote.body.rtmr3)) {
       return failed(
         'EVENT_LOG',

@@ -139,9 +139,11 @@ describe('collateral evaluation under a private root', () => {
     });
     const options = { extraRoots: [pki.rootPem], now: TEST_COLLATERAL_TIME, collateral };
     // Secure default: UpToDate only; the caller widens it knowingly.
+    // The refused status is a field, not only words in the message.
     expect(verifyQuote(bytes, options)).toMatchObject({
       failure: 'TCB_STATUS',
       message: 'TCB status SWHardeningNeeded is not accepted',
+      tcb: { status: 'SWHardeningNeeded', fmspc: '00906ed50000' },
     });
     expect(
       verifyQuote(bytes, { ...options, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] }),
@@ -152,7 +154,7 @@ describe('collateral evaluation under a private root', () => {
     });
     expect(
       verifyQuote(bytes, { ...options, collateral: revoked, acceptedTcbStatuses: TCB_STATUSES }),
-    ).toMatchObject({ failure: 'TCB_STATUS' });
+    ).toMatchObject({ failure: 'TCB_STATUS', tcb: { status: 'Revoked' } });
   });
 
   it('refuses collateral signed by a key that is not the TCB signing key', async () => {

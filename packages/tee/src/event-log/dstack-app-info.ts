@@ -15,7 +15,22 @@ export interface DstackAppInfo {
   osImageHash?: string;
   /** Every RTMR3 runtime event name, in order (app-emitted events after `system-ready` included). */
   events: string[];
+  /**
+   * App facts logged more than once before `system-ready` (event names, e.g. `compose-hash`). Their values are
+   * left out above: dstack's verifier reads the last, an earlier reader the first, so the log names no one
+   * value. The measurement policy refuses such a log (`EVENT_LOG_DUPLICATE`).
+   */
+  duplicates: string[];
 }
+
+/** The runtime events that carry an app fact; each may appear once before `system-ready`. */
+export const DSTACK_APP_FACT_EVENTS = [
+  'app-id',
+  'compose-hash',
+  'instance-id',
+  'key-provider',
+  'os-image-hash',
+] as const;
 
 /** Only these events can carry app facts: dstack runtime events whose payload was hashed into the digest. */
 function isVerifiedRuntimeEvent(event: ReplayedEvent): boolean {
@@ -29,13 +44,18 @@ function isVerifiedRuntimeEvent(event: ReplayedEvent): boolean {
  * Facts come only from dstack runtime events (type 0x08000001) whose payload the replay hashed into the
  * digest, and only from those before `system-ready`: events after it are emitted by the app itself, as
  * dstack's own verifier treats them. An event of another type with the same name is ignored, whatever its
- * payload. The first such event of each name counts.
+ * payload. A fact logged twice is ambiguous: it is listed in `duplicates` and its value left out.
  */
 export function readDstackAppInfo(events: readonly ReplayedEvent[]): DstackAppInfo {
   const runtime = events.filter(isVerifiedRuntimeEvent);
   const ready = runtime.findIndex((event) => event.event === 'system-ready');
   const system = ready === -1 ? runtime : runtime.slice(0, ready);
-  const payload = (name: string) => system.find((event) => event.event === name)?.payload;
+  const logged = (name: string) => system.filter((event) => event.event === name);
+  const duplicates = DSTACK_APP_FACT_EVENTS.filter((name) => logged(name).length > 1);
+  const payload = (name: (typeof DSTACK_APP_FACT_EVENTS)[number]) => {
+    const found = logged(name);
+    return found.length === 1 ? found[0]!.payload : undefined;
+  };
   const keyProvider = payload('key-provider');
   const osImageHash = payload('os-image-hash');
   return {
@@ -47,5 +67,6 @@ export function readDstackAppInfo(events: readonly ReplayedEvent[]): DstackAppIn
     }),
     ...(osImageHash !== undefined && { osImageHash }),
     events: runtime.map((event) => event.event),
+    duplicates,
   };
 }

@@ -11,7 +11,7 @@ export type MeasurementCheck =
       valid: true;
       eventLog?: { replay: Extract<EventLogReplay, { valid: true }>; app: DstackAppInfo };
     }
-  | { valid: false; failure: 'MEASUREMENT' | 'EVENT_LOG'; message: string };
+  | { valid: false; failure: 'MEASUREMENT' | 'EVENT_LOG' | 'EVENT_LOG_DUPLICATE'; message: string };
 
 const normal = (hex: string) => hex.replace(/^0x/i, '').toLowerCase();
 
@@ -51,6 +51,13 @@ function checkEventLog(
     };
   }
   const app = readDstackAppInfo(replay.events);
+  if (app.duplicates.length > 0) {
+    return {
+      valid: false,
+      failure: 'EVENT_LOG_DUPLICATE',
+      message: `the event log names ${app.duplicates.join(', ')} more than once before system-ready`,
+    };
+  }
   const keyProviders =
     typeof rule.keyProvider === 'string' ? [rule.keyProvider] : (rule.keyProvider ?? undefined);
   if (keyProviders && !keyProviders.includes(app.keyProvider ?? '\0')) {

@@ -18,6 +18,12 @@ export type QuoteFailure =
   | 'CERTIFICATION_SIZE'
   /** A certificate is unparsable, expired, not yet valid, or not signed by the next one. */
   | 'CERTIFICATE_CHAIN'
+  /**
+   * The PCK chain is not Intel's shape (Intel QVL's `STATUS_UNSUPPORTED_PCK_CERT_FORMAT`): under Intel's root
+   * exactly three certificates, PCK leaf, platform or processor CA and the root itself; under any root, no more
+   * than one CA between the leaf and the root.
+   */
+  | 'PCK_CERT_UNSUPPORTED_FORMAT'
   /** The chain does not end at a pinned root (Intel's, or the simulator's when allowed). */
   | 'UNTRUSTED_ROOT'
   /** The QE report is not signed by the PCK leaf. */
@@ -59,7 +65,12 @@ export type QuoteFailure =
   /** A measurement (MRTD, RTMR, mrConfigId, attributes, XFAM) differs from the policy. */
   | 'MEASUREMENT'
   /** The event log does not replay to the quote's RTMR, or lacks what the policy requires. */
-  | 'EVENT_LOG';
+  | 'EVENT_LOG'
+  /**
+   * The event log names an app fact (app id, compose hash, instance id, key provider, OS image hash) twice
+   * before `system-ready`: dstack reads the last, so the log names no one app.
+   */
+  | 'EVENT_LOG_DUPLICATE';
 
 /** The outcome of a verification: the parsed quote and its trust anchor, or the first failed check. */
 export type QuoteVerification =
@@ -74,7 +85,16 @@ export type QuoteVerification =
       /** The replayed event log and the dstack app it names; present when the policy checked it. */
       eventLog?: { events: ReplayedEvent[]; app: DstackAppInfo };
     }
-  | { valid: false; failure: QuoteFailure; message: string };
+  | {
+      valid: false;
+      failure: QuoteFailure;
+      message: string;
+      /**
+       * With `TCB_STATUS`: the evaluation that was refused (`tcb.status`, `tcb.advisoryIds`), so a caller reads
+       * the status from a field, not from the message.
+       */
+      tcb?: TcbEvaluation;
+    };
 
 /** Policy of {@link verifyQuote}. The defaults are the production policy. */
 export interface VerifyQuoteOptions {
@@ -116,7 +136,11 @@ export interface VerifyQuoteOptions {
   eventLog?: readonly TeeEvent[];
 }
 
-/** Shorthand for a failed verification. */
-export function failed(failure: QuoteFailure, message: string): QuoteVerification {
-  return { valid: false, failure, message };
+/** Shorthand for a failed verification; `tcb` is kept when given (a refused TCB status). */
+export function failed(
+  failure: QuoteFailure,
+  message: string,
+  tcb?: TcbEvaluation,
+): QuoteVerification {
+  return { valid: false, failure, message, ...(tcb && { tcb }) };
 }

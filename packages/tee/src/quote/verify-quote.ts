@@ -6,6 +6,7 @@ import { certificateFields } from '../collateral/certificate-fields';
 import { parseSgxExtensions, SGX_EXTENSION_OID } from '../collateral/sgx-extensions';
 import type { TcbEvaluation, TcbStatus } from '../collateral/tcb-evaluation';
 import { checkMeasurements } from '../policy/check-measurements';
+import { checkPckChainLength, checkPckChainShape } from './check-pck-chain';
 import { parseTdxQuote } from './parse-tdx-quote';
 import { anchorsFor } from './pinned-anchors';
 import { failed, type QuoteVerification, type VerifyQuoteOptions } from './quote-verification';
@@ -186,8 +187,12 @@ function verifyQuoteOrThrow(
   }
   const structure = checkCertificationData(parsed);
   if (structure) return structure;
+  const tooLong = checkPckChainLength(parsed.signature.pckCertificateChain);
+  if (tooLong) return tooLong;
   const chain = verifyCertificateChain(parsed.signature.pckCertificateChain, anchors, now);
   if (!chain.valid) return failed(chain.failure, chain.message);
+  const shape = checkPckChainShape(chain);
+  if (shape) return shape;
   const qeFailure = verifyQeReport(parsed, chain.leaf);
   if (qeFailure) return qeFailure;
   const { quoteSignature, attestationKey } = parsed.signature;
@@ -214,7 +219,7 @@ function verifyQuoteOrThrow(
     }
     const accepted = options.acceptedTcbStatuses ?? DEFAULT_TCB_STATUSES;
     if (tcb.status === 'Revoked' || !accepted.includes(tcb.status)) {
-      return failed('TCB_STATUS', `TCB status ${tcb.status} is not accepted`);
+      return failed('TCB_STATUS', `TCB status ${tcb.status} is not accepted`, tcb);
     }
   }
   const policy = checkPolicy(parsed, options);

@@ -21,6 +21,16 @@ export interface TestPki {
     thisUpdate: Date,
     nextUpdate: Date,
   ): Promise<Buffer>;
+  /** A chain one CA deeper than Intel's: a sub-CA (serial 04) under the platform CA, and a PCK leaf under it. */
+  subCa(): Promise<SubCa>;
+}
+
+/** A sub-CA of a {@link TestPki}, its PCK leaf, and its own CRL. */
+export interface SubCa {
+  subCaPem: string;
+  pckPem: string;
+  pckKey: KeyObject;
+  crl(serials: string[], thisUpdate: Date, nextUpdate: Date): Promise<Buffer>;
 }
 
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -129,6 +139,23 @@ export async function createTestPki(platform: {
     [],
   );
   const tcbKey = KeyObject.from(tcbKeys.privateKey);
+  const crlOf = async (
+    certificate: x509.X509Certificate,
+    key: CryptoKey,
+    serials: string[],
+    thisUpdate: Date,
+    nextUpdate: Date,
+  ) => {
+    const crl = await x509.X509CrlGenerator.create({
+      issuer: certificate.subject,
+      thisUpdate,
+      nextUpdate,
+      signingAlgorithm: EC,
+      signingKey: key,
+      entries: serials.map((serialNumber) => ({ serialNumber, revocationDate: thisUpdate })),
+    });
+    return Buffer.from(crl.rawData);
+  };
   return {
     rootPem: root.toString('pem'),
     caPem: ca.toString('pem'),
@@ -138,17 +165,29 @@ export async function createTestPki(platform: {
     tcbSigningPem: tcb.toString('pem'),
     signCollateral: (body) =>
       sign('sha256', Buffer.from(body), { key: tcbKey, dsaEncoding: 'ieee-p1363' }),
-    async crl(issuer, serials, thisUpdate, nextUpdate) {
+    crl(issuer, serials, thisUpdate, nextUpdate) {
       const [certificate, key] = issuer === 'ca' ? [ca, caKeys] : [root, rootKeys];
-      const crl = await x509.X509CrlGenerator.create({
-        issuer: certificate.subject,
-        thisUpdate,
-        nextUpdate,
-        signingAlgorithm: EC,
-        signingKey: key.privateKey,
-        entries: serials.map((serialNumber) => ({ serialNumber, revocationDate: thisUpdate })),
-      });
-      return Buffer.from(crl.rawData);
+      return crlOf(certificate, key.privateKey, serials, thisUpdate, nextUpdate);
+    },
+    async subCa() {
+      const [subKeys, leafKeys] = await Promise.all([generateKeys(), generateKeys()]);
+      const name = 'CN=Test SGX PCK Sub CA';
+      const sub = await issue('04', name, subKeys, caKeys.privateKey, ca.subject, caExtensions());
+      const leaf = await issue(
+        '7a02',
+        'CN=Test SGX PCK Certificate',
+        leafKeys,
+        subKeys.privateKey,
+        sub.subject,
+        [sgx],
+      );
+      return {
+        subCaPem: sub.toString('pem'),
+        pckPem: leaf.toString('pem'),
+        pckKey: KeyObject.from(leafKeys.privateKey),
+        crl: (serials, thisUpdate, nextUpdate) =>
+          crlOf(sub, subKeys.privateKey, serials, thisUpdate, nextUpdate),
+      };
     },
   };
 }
