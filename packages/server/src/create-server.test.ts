@@ -82,7 +82,7 @@ describe('createServer', () => {
     await test.database.dispose();
   });
 
-  it('closes a request still running at the shutdown deadline', async () => {
+  it('answers a request still waiting at the shutdown deadline 503, instead of resetting it', async () => {
     const test = await startTestServer({ shutdownTimeoutMs: 100 });
     const entered = deferred();
     test.server.app.get('/stuck', async () => {
@@ -91,15 +91,21 @@ describe('createServer', () => {
       return new Response('never');
     });
     const outcome = new Promise<string>((resolve) => {
-      const request = httpRequest(`${test.url}/stuck`, (response) =>
-        resolve(`status ${response.statusCode}`),
-      );
+      const request = httpRequest(`${test.url}/stuck`, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () =>
+          resolve(`status ${response.statusCode} ${response.headers['retry-after']} ${body}`),
+        );
+      });
       request.on('error', (error) => resolve(`error ${(error as NodeJS.ErrnoException).code}`));
       request.end();
     });
     await entered.promise;
     await test.server.stop();
-    expect(await outcome).toBe('error ECONNRESET');
+    expect(await outcome).toBe(
+      'status 503 1 {"success":false,"error":{"code":"UNAVAILABLE","message":"The server is stopping; retry later"}}',
+    );
     await test.database.dispose();
   });
 

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AppEnv } from './http/app-env';
+import { failure } from './http/envelope';
 import type { ParleySocketServer } from './socket/create-socket-server';
 
 /** What the lifecycle starts and stops. */
@@ -37,10 +38,25 @@ export interface Listening {
   port: number;
 }
 
+/** How long answers given at the shutdown deadline get to reach their clients before connections are closed. */
+const DEADLINE_ANSWER_MS = 1000;
+
+/** The answer to a request still waiting when the shutdown deadline passes: it is told, not reset. */
+function stoppingAnswer(): Response {
+  return new Response(
+    JSON.stringify(failure('UNAVAILABLE', 'The server is stopping; retry later')),
+    {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' },
+    },
+  );
+}
+
 /**
  * Start and graceful stop of the HTTP server that hono and socket.io share. In-flight requests (streams
  * included) are counted, socket.io's own long-polls excepted since they end when the sockets close, so that
- * stop lets them finish up to the deadline.
+ * stop lets them finish up to the deadline; a request whose answer has not begun by then (one waiting on a
+ * database that stopped answering, say) is answered 503 before the connections close.
  */
 export function createLifecycle(options: LifecycleOptions) {
   const { app, io, logger, host } = options;
@@ -49,7 +65,16 @@ export function createLifecycle(options: LifecycleOptions) {
   let draining = false;
   let drained: (() => void) | undefined;
   let stopping: Promise<void> | undefined;
-  const listener = getRequestListener(app.fetch);
+  /** Per request whose answer has not begun: answers it 503 instead (at the shutdown deadline). */
+  const unanswered = new Set<() => void>();
+  const listener = getRequestListener((request, env) => {
+    const answer = app.fetch(request, env);
+    if (!(answer instanceof Promise)) return answer;
+    let cutOff!: () => void;
+    const stopped = new Promise<Response>((resolve) => (cutOff = () => resolve(stoppingAnswer())));
+    unanswered.add(cutOff);
+    return Promise.race([answer, stopped]).finally(() => unanswered.delete(cutOff));
+  });
 
   async function start(port: number): Promise<Listening> {
     if (httpServer) throw new Error('server already started');
@@ -110,6 +135,8 @@ export function createLifecycle(options: LifecycleOptions) {
       if (!finished) {
         logger.warn({ inFlight }, 'shutdown deadline passed; closing requests');
         options.onDrainDeadline?.();
+        for (const cutOff of unanswered) cutOff();
+        await drainedWithin(DEADLINE_ANSWER_MS);
       }
     }
     server.closeAllConnections();
@@ -129,6 +156,19 @@ export function createLifecycle(options: LifecycleOptions) {
       logger.warn('the stores did not close before the shutdown deadline; leaving them');
     logger.info('stopped');
     logger.flush();
+  }
+
+  /** Resolves when no request is in flight, or after `ms`. */
+  function drainedWithin(ms: number): Promise<void> {
+    if (inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   return {

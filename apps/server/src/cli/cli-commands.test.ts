@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KNOWN_SETTINGS, PLUGIN_SETTINGS } from '@parley/server/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputOf, spawnParley } from '../test/parley-child';
 
@@ -34,6 +35,18 @@ describe('parley --help, --version and unknown words', () => {
       }
       expect(code).toBe(0);
     }
+  });
+
+  it('lists every setting of the settings schema, by group (webhooks, proxy and rate limits included)', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    const plugins: readonly string[] = PLUGIN_SETTINGS;
+    const missing = KNOWN_SETTINGS.filter(
+      (name) => !plugins.includes(name) && !new RegExp(`\\b${name}\\b`).test(stdout),
+    );
+    expect(missing).toEqual([]);
+    expect(stdout).toMatch(/^ {2}Webhooks +WEBHOOK_RETRY_DELAYS,/m);
+    expect(stdout).toMatch(/^ {2}Proxy, hosts and rate limits +TRUST_PROXY,/m);
   });
 
   it('prints the version of the app', async () => {

@@ -98,15 +98,17 @@ describe('a dependency that is down at start: one line naming it and the cause, 
     }
   }, 60_000);
 
-  it('PostgreSQL accepting connections but never answering', async () => {
+  it('PostgreSQL accepting connections but never answering: that one line, no warning before it', async () => {
     const silent = await silentPort();
     try {
       const url = `postgres://postgres@127.0.0.1:${silent.port}/parley`;
-      const { code, stderr } = await run([], { PORT: '0', DATABASE_URL: url });
+      const { code, stdout, stderr } = await run([], { PORT: '0', DATABASE_URL: url });
       expect(code).toBe(1);
       expect(stderr.trim().split('\n')).toEqual([
         `parley: DATABASE_URL ${url} does not answer (timeout); check PostgreSQL and the network`,
       ]);
+      // Logged at `warn` and above: the rooms' cluster adapter said nothing of the same silent database.
+      expect(stdout).toBe('');
     } finally {
       silent.server.close();
     }

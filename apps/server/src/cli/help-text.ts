@@ -1,3 +1,104 @@
+/** A group of settings as `--help` lists them. */
+export interface SettingGroup {
+  readonly title: string;
+  readonly settings: readonly string[];
+}
+
+/**
+ * Every setting of the server, by topic, as `--help` lists them. Written out rather than read from the settings
+ * schema, which would load the server and make `--help` take seconds; `help-text.test.ts` checks that these are
+ * exactly the schema's settings, so a setting added to the schema and not here fails the tests.
+ */
+export const SETTING_GROUPS: readonly SettingGroup[] = [
+  {
+    title: 'HTTP server',
+    settings: [
+      'PORT',
+      'HOST',
+      'SERVER_URL',
+      'SERVER_AUTH_TOKEN',
+      'BODY_LIMIT',
+      'UPLOAD_LIMIT',
+      'SYNC_TIMEOUT_MS',
+      'ROUTE_TIMEOUT_MS',
+      'IDEMPOTENCY_KEY_TTL_MS',
+    ],
+  },
+  { title: 'Storage and cluster', settings: ['DATA_DIR', 'DATABASE_URL', 'REDIS_URL'] },
+  { title: 'Logs', settings: ['LOG_LEVEL', 'LOG_FORMAT', 'REQUEST_LOG_LEVEL'] },
+  { title: 'Agents and plugins', settings: ['CHARACTERS', 'PLUGINS', 'MCP_CALL_TIMEOUT_MS'] },
+  {
+    title: 'Model',
+    settings: [
+      'MODEL_PROVIDER',
+      'OPENAI_BASE_URL',
+      'OPENAI_API_KEY',
+      'MODEL',
+      'MODEL_TIMEOUT_MS',
+      'MODEL_TOOLS',
+      'MODEL_INCLUDE_USAGE',
+    ],
+  },
+  {
+    title: 'Agent loop',
+    settings: [
+      'AGENT_MAX_STEPS',
+      'TOOL_TIMEOUT_MS',
+      'TOOL_MAX_PARALLEL',
+      'TOOL_MAX_CALLS_PER_STEP',
+      'TOOL_RESULT_LIMIT',
+      'PROVIDER_TIMEOUT_MS',
+      'EVALUATOR_TIMEOUT_MS',
+      'APPROVAL_TIMEOUT_MS',
+    ],
+  },
+  {
+    title: 'Webhooks',
+    settings: ['WEBHOOK_RETRY_DELAYS', 'WEBHOOK_PRIVATE_TARGETS', 'WEBHOOK_TIMEOUT_MS'],
+  },
+  {
+    title: 'Proxy, hosts and rate limits',
+    settings: [
+      'TRUST_PROXY',
+      'ALLOWED_HOSTS',
+      'ALLOWED_ORIGINS',
+      'RATE_LIMIT',
+      'RATE_LIMIT_BURST',
+      'RATE_LIMIT_PER_SECOND',
+      'MAX_CONNECTIONS',
+      'MAX_CONNECTIONS_PER_ADDRESS',
+      'LIMIT_LOOPBACK',
+    ],
+  },
+  {
+    title: 'TEE',
+    settings: ['TEE_MODE', 'TEE_VENDOR', 'WALLET_SECRET_SALT', 'DSTACK_SIMULATOR_ENDPOINT'],
+  },
+];
+
+/** Help lines are wrapped at this width. */
+const WIDTH = 110;
+
+/** The groups, one per line (wrapped under the group's names): `  Title   NAME, NAME, ...`. */
+function settingsList(): string {
+  const indent = Math.max(...SETTING_GROUPS.map((group) => group.title.length)) + 4;
+  return SETTING_GROUPS.map(({ title, settings }) => {
+    const lines: string[] = [];
+    let line = `  ${title.padEnd(indent - 2)}`;
+    settings.forEach((name, index) => {
+      const word = index < settings.length - 1 ? `${name},` : name;
+      if (line.trim() !== title && line.length + 1 + word.length > WIDTH) {
+        lines.push(line);
+        line = ' '.repeat(indent) + word;
+      } else {
+        line += line.endsWith(' ') ? word : ` ${word}`;
+      }
+    });
+    lines.push(line);
+    return lines.join('\n');
+  }).join('\n');
+}
+
 /** `parley --help`. */
 export function helpText(version: string): string {
   return `parley ${version}: the Parley agent server
@@ -17,12 +118,11 @@ Options:
   -h, --help             show this help
   -v, --version          print the version
 
-Settings come from the environment and from .env in the working directory (the environment wins):
-PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, SERVER_AUTH_TOKEN, LOG_LEVEL, LOG_FORMAT, REQUEST_LOG_LEVEL, CHARACTERS,
-PLUGINS, MODEL_PROVIDER, OPENAI_BASE_URL, OPENAI_API_KEY, MODEL, MODEL_TIMEOUT_MS, SYNC_TIMEOUT_MS,
-ROUTE_TIMEOUT_MS, BODY_LIMIT, UPLOAD_LIMIT, SERVER_URL, TEE_MODE, TEE_VENDOR, WALLET_SECRET_SALT,
-DSTACK_SIMULATOR_ENDPOINT. Each is described in .env.example and in the README's settings table;
-running in production: docs/deploying.md and docs/operating.md.
+Settings come from the environment and from .env in the working directory (the environment wins). Each is
+described in .env.example and in the README's settings table; running in production: docs/deploying.md and
+docs/operating.md.
+
+${settingsList()}
 
 Examples:
   parley --character ada.json

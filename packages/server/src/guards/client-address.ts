@@ -72,33 +72,82 @@ export function trustedProxyList(entries: readonly string[]): BlockList {
 }
 
 /**
- * The one reading of a client's address, for rate limits and the socket handshake: the connection's peer, or,
- * when that peer is a trusted proxy, the address it put in `X-Forwarded-For`. The header is read from the right
- * (the entry the nearest proxy appended) and each entry is believed only while the hop that wrote it is a
- * trusted proxy; an entry that is not an address stops the walk at the hop that sent it. So a client that
- * writes its own `X-Forwarded-For` gains nothing: a trusted proxy appends the real address after it, and a
- * client that connects directly is no trusted proxy. Undefined when there is no peer (in-process requests).
+ * An `X-Forwarded-For` entry as a client address: a plain address, without a zone (`%eth0`, meaningless beyond
+ * the proxy's host) and not one no client sends from (unspecified, multicast, broadcast); else undefined.
  */
-export function createClientAddress(
+export function forwardedAddress(entry: string | undefined): string | undefined {
+  if (entry?.includes('%')) return undefined;
+  const plain = plainAddress(entry);
+  if (!plain) return undefined;
+  const range = ipaddr.parse(plain).range();
+  return range === 'unspecified' || range === 'multicast' || range === 'broadcast'
+    ? undefined
+    : plain;
+}
+
+/** Who sent a request, as the guards read it. */
+export interface ClientOrigin {
+  /** The client's address (see {@link createClientOrigin}). */
+  address: string;
+  /**
+   * Whether a trusted proxy forwarded the request (its peer is one and it sent `X-Forwarded-For`): then the
+   * address is what the proxy said, or the proxy's own when what it said is not an address. Never the
+   * connection's own loopback, whatever the address reads.
+   */
+  proxied: boolean;
+}
+
+/**
+ * The one reading of a client, for rate limits and the socket handshake: the connection's peer, or, when that
+ * peer is a trusted proxy, the address it put in `X-Forwarded-For`. The header is read from the right (the
+ * entry the nearest proxy appended) and each entry is believed only while the hop that wrote it is a trusted
+ * proxy; an entry that is not a client address ({@link forwardedAddress}) stops the walk at the hop that sent
+ * it, and the request counts as that hop's. So a client that writes its own `X-Forwarded-For` gains nothing: a
+ * trusted proxy appends the real address after it, and a client that connects directly is no trusted proxy.
+ * Undefined when there is no peer (in-process requests).
+ */
+export function createClientOrigin(
   trustProxy: TrustProxy = false,
-): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string | undefined {
+): (
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+) => ClientOrigin | undefined {
   const blocks = Array.isArray(trustProxy) ? trustedProxyList(trustProxy) : undefined;
   const trusted = (address: string, hop: number) =>
     blocks ? inBlocks(blocks, address) : trustProxy === true && hop === 0;
   return (peer, forwardedFor) => {
-    let client = plainAddress(peer) ?? peer;
-    if (client === undefined || trustProxy === false || (Array.isArray(trustProxy) && !blocks)) {
-      return client;
+    const own = plainAddress(peer) ?? peer;
+    if (own === undefined) return undefined;
+    if (trustProxy === false || forwardedFor === undefined || !trusted(own, 0)) {
+      return { address: own, proxied: false };
     }
     const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
-    const chain = header ? header.split(',').reverse() : [];
+    const chain = header.split(',').reverse();
+    let client = own;
     for (let hop = 0; hop < chain.length && trusted(client, hop); hop += 1) {
-      const entry = plainAddress(chain[hop]);
+      const entry = forwardedAddress(chain[hop]);
       if (entry === undefined) break;
       client = entry;
     }
-    return client;
+    return { address: client, proxied: true };
   };
+}
+
+/** {@link createClientOrigin}'s address alone. */
+export function createClientAddress(
+  trustProxy: TrustProxy = false,
+): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string | undefined {
+  const origin = createClientOrigin(trustProxy);
+  return (peer, forwardedFor) => origin(peer, forwardedFor)?.address;
+}
+
+/** The client of a node request (its peer address and `X-Forwarded-For`), read by `clientOrigin`. */
+export function clientOriginOf(
+  request: Pick<IncomingMessage, 'socket' | 'headers'> | undefined,
+  clientOrigin: ReturnType<typeof createClientOrigin>,
+): ClientOrigin | undefined {
+  if (!request?.socket) return undefined;
+  return clientOrigin(request.socket.remoteAddress, request.headers?.['x-forwarded-for']);
 }
 
 /** The peer address and `X-Forwarded-For` of a node request. */

@@ -7,8 +7,8 @@ import type { AppEnv } from '../http/app-env';
 import { hasServerToken, offeredApiKey } from './api-key';
 import {
   addressGroup,
-  clientAddressOf,
-  createClientAddress,
+  clientOriginOf,
+  createClientOrigin,
   isLoopbackAddress,
   type TrustProxy,
 } from './client-address';
@@ -29,7 +29,8 @@ export interface RateLimitOptions {
   trustProxy?: TrustProxy;
   /**
    * Whether loopback clients are limited too (default false: they are this machine, a local proxy without
-   * `trustProxy`, tests and benchmarks). In-process requests (`app.request`) are never limited.
+   * `trustProxy`, tests and benchmarks). Only a connection from loopback is one: a request a trusted proxy
+   * forwarded is limited whatever address it names. In-process requests (`app.request`) are never limited.
    */
   limitLoopback?: boolean;
   /** The clock (tests move it by hand). */
@@ -83,12 +84,15 @@ export function rateLimit(
     options.maxClients ?? RATE_LIMIT_DEFAULTS.maxClients,
     options.now,
   );
-  const clientAddress = createClientAddress(options.trustProxy);
+  const clientOrigin = createClientOrigin(options.trustProxy);
   return async (c, next) => {
-    const address = clientAddressOf(incomingOf(c), clientAddress);
-    if (address === undefined) return next();
-    if (!options.limitLoopback && isLoopbackAddress(address)) return next();
-    const waitMs = buckets.take(clientKey(c, address, context.authToken));
+    const origin = clientOriginOf(incomingOf(c), clientOrigin);
+    if (origin === undefined) return next();
+    // This machine, connected itself; a proxy saying "127.0.0.1" is not (nor a proxy saying nothing usable).
+    if (!options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
+      return next();
+    }
+    const waitMs = buckets.take(clientKey(c, origin.address, context.authToken));
     if (waitMs > 0) {
       const seconds = Math.max(1, Math.ceil(waitMs / 1000));
       c.header('Retry-After', String(seconds));

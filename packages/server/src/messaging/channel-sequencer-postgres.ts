@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { endPool, guardPool } from '../storage/pg-pool-guard';
+import {
+  DEFAULT_QUERY_TIMEOUT_MS,
+  endPool,
+  guardPool,
+  poolDeadlines,
+} from '../storage/pg-pool-guard';
 import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
 
@@ -19,6 +24,12 @@ export interface PostgresChannelSequencerOptions {
   poolSize?: number;
   /** How often a waiting ticket looks again without being notified, for missed notifications (default 1000 ms). */
   pollMs?: number;
+  /**
+   * The query deadline (default 10000 ms, the `database` option's `queryTimeoutMs`): each of its queries, and a
+   * turn's check failing on and on, gives up after it, so a reply (and a `sync` request waiting for it) fails
+   * instead of waiting for a database that stopped answering.
+   */
+  queryTimeoutMs?: number;
 }
 
 const TABLE = 'parley_channel_tickets';
@@ -48,6 +59,7 @@ export class PostgresChannelSequencer implements ChannelSequencer {
   readonly #holder = randomUUID();
   readonly #leaseMs: number;
   readonly #pollMs: number;
+  readonly #queryTimeoutMs: number;
   /** Wakes the tasks waiting on a channel. */
   readonly #waiters = new Map<string, Set<() => void>>();
   /** Per channel, the end of the last local ticket taken, so local tickets are taken in call order. */
@@ -64,12 +76,12 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     this.#logger = options.logger.child({ component: 'channel-sequencer' });
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 4,
       // A database that is gone must fail calls, not hang them (a reply waits on its turn meanwhile).
-      connectionTimeoutMillis: 5000,
-      query_timeout: 15_000,
+      ...poolDeadlines(this.#queryTimeoutMs),
     });
     // Every connection, idle or checked out (the LISTEN one for good), survives its loss: the process must not.
     guardPool(this.#pool, (error) => this.#warn(error, 'sequencer connection lost'));
@@ -245,11 +257,17 @@ export class PostgresChannelSequencer implements ChannelSequencer {
     return ticket;
   }
 
-  /** Resolves once no earlier live ticket of `key` remains; earlier tickets whose lease ran out are removed. */
+  /**
+   * Resolves once no earlier live ticket of `key` remains; earlier tickets whose lease ran out are removed. A
+   * check that fails is tried again, but not past the query deadline since the failures began: then the
+   * failure is thrown (the database does not answer; the reply fails 503 instead of waiting for good).
+   */
   async #waitForTurn(key: string, ticket: string): Promise<void> {
+    let failingSince: number | undefined;
     for (;;) {
       if (this.#closed) throw new Error('channel sequencer closed');
       const woken = this.#nextWake(key);
+      const checkedAt = Date.now();
       try {
         const { rows } = await this.#pool.query<{ blocked: boolean }>(
           `WITH expired AS (
@@ -261,7 +279,13 @@ export class PostgresChannelSequencer implements ChannelSequencer {
           [key, ticket],
         );
         if (!rows[0]?.blocked) return;
+        failingSince = undefined;
       } catch (error) {
+        failingSince ??= checkedAt;
+        if (Date.now() - failingSince >= this.#queryTimeoutMs) {
+          woken.cancel();
+          throw error;
+        }
         this.#warn(error, 'sequencer check failed; retrying');
       }
       await woken.wait(this.#pollMs);
@@ -269,20 +293,24 @@ export class PostgresChannelSequencer implements ChannelSequencer {
   }
 
   /** A wake-up for `key`, registered before the check so a notification in between is not missed. */
-  #nextWake(key: string): { wait(timeoutMs: number): Promise<void> } {
+  #nextWake(key: string): { wait(timeoutMs: number): Promise<void>; cancel(): void } {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const wakers = this.#waiters.get(key) ?? new Set();
     wakers.add(wake);
     this.#waiters.set(key, wakers);
+    const forget = () => {
+      wakers.delete(wake);
+      if (wakers.size === 0 && this.#waiters.get(key) === wakers) this.#waiters.delete(key);
+    };
     return {
       wait: async (timeoutMs) => {
         const timer = setTimeout(wake, timeoutMs);
         await woken;
         clearTimeout(timer);
-        wakers.delete(wake);
-        if (wakers.size === 0 && this.#waiters.get(key) === wakers) this.#waiters.delete(key);
+        forget();
       },
+      cancel: forget,
     };
   }
 

@@ -7,6 +7,11 @@ export interface RegisteredReply {
   readonly controller: AbortController;
   /** The reply's place in the queue, when it has one: a cancel frees it at once. */
   ticket?: { release(): void };
+  /**
+   * The reply is being stored (see {@link ReplyRegistry.beginStore}): it can no longer be cancelled, and a
+   * cancel answers that it ended.
+   */
+  storing?: boolean;
 }
 
 /**
@@ -48,6 +53,16 @@ export class ReplyRegistry {
       timer.unref();
     });
     return entry;
+  }
+
+  /**
+   * Marks `replyId` as being stored: from now on a cancel of it (here, or from another process, which asks this
+   * one) answers that it ended instead of cancelling it, so a cancel never answers 202 for a reply that is then
+   * stored. Synchronous, like the cancel, so the two never interleave.
+   */
+  beginStore(replyId: string): void {
+    const entry = this.#byId.get(replyId);
+    if (entry) entry.storing = true;
   }
 
   /** A reply still held, by its id. */

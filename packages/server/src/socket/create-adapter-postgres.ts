@@ -24,6 +24,10 @@ const ATTACHMENTS_TABLE = 'socket_io_attachments';
  *
  * Every connection has deadlines and survives its loss, and the listening one is supervised (see
  * {@link superviseListener}): a database outage is logged, and the adapter works again once it ends.
+ *
+ * Its table is set up, and events published, only once `ready` is first read (the server reads it when it
+ * starts, after migrating): a server whose database does not answer at start fails with the start's one error,
+ * not with the adapter's warnings before it.
  */
 export function createPostgresAdapter(connectionString: string, logger: Logger): ClusterAdapter {
   const pool = new pg.Pool({ connectionString, max: 4, ...poolDeadlines() });
@@ -40,23 +44,29 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
     for (const [client, listen] of listeners) client.query(listen).catch(() => undefined);
   }, 10_000);
   heartbeat.unref();
-  const ready = pool
-    .query(
-      `CREATE TABLE IF NOT EXISTS ${ATTACHMENTS_TABLE} (
-         id bigserial UNIQUE,
-         created_at timestamptz DEFAULT NOW(),
-         payload bytea
-       )`,
-    )
-    .then(
-      () => undefined,
-      (error: unknown) => {
-        // Processes starting together race on IF NOT EXISTS: the loser's duplicate means the table is there.
-        const code = (error as { code?: string }).code;
-        if (code === '42P07' || code === '23505') return;
-        logClusterError(logger, error, 'cluster table setup failed');
-      },
-    );
+  let setUp: Promise<void> | undefined;
+  let markSetUp!: () => void;
+  /** Settles once the server has started the adapter and its table is set up: publishing may begin. */
+  const isSetUp = new Promise<void>((resolve) => (markSetUp = resolve));
+  const ready = () =>
+    (setUp ??= pool
+      .query(
+        `CREATE TABLE IF NOT EXISTS ${ATTACHMENTS_TABLE} (
+           id bigserial UNIQUE,
+           created_at timestamptz DEFAULT NOW(),
+           payload bytea
+         )`,
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Processes starting together race on IF NOT EXISTS: the loser's duplicate means the table is there.
+          const code = (error as { code?: string }).code;
+          if (code === '42P07' || code === '23505') return;
+          logClusterError(logger, error, 'cluster table setup failed');
+        },
+      )
+      .finally(markSetUp));
   // The adapter's own timers may still fire once the server has stopped and the pool ended: not errors.
   let closed = false;
   const batched = new WeakSet<PubSubClient>();
@@ -78,7 +88,7 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
         const client = (adapter as unknown as { client: PubSubClient }).client;
         if (!batched.has(client)) {
           batched.add(client);
-          publishInBatches(client, pool, logger, (error) => {
+          publishInBatches(client, pool, logger, isSetUp, (error) => {
             if (!closed) logClusterError(logger, error, 'cluster publish failed');
           });
         }
@@ -91,7 +101,9 @@ export function createPostgresAdapter(connectionString: string, logger: Logger):
         return endPool(pool);
       },
     ),
-    ready,
+    get ready() {
+      return ready();
+    },
   };
 }
 
@@ -117,12 +129,13 @@ const MAX_PENDING_PUBLISHES = 10_000;
  * trips instead of one each, and a database that stops answering holds back only the other processes' copies.
  * Events that need the library's table (over 8,000 bytes, or binary) go through its own path, in their place
  * in the order. The queue is bounded: past {@link MAX_PENDING_PUBLISHES}, an event is not sent to other
- * processes (logged), as when the database is down.
+ * processes (logged), as when the database is down. Nothing is sent before the adapter is `ready` (read).
  */
 function publishInBatches(
   client: PubSubClient,
   pool: pg.Pool,
   logger: Logger,
+  setUp: Promise<void>,
   onError: (error: unknown) => void,
 ): void {
   const publishOne = client.publish.bind(client);
@@ -144,6 +157,8 @@ function publishInBatches(
 
   async function drain(): Promise<void> {
     draining = true;
+    // Held until the server has started the adapter (read `ready`); then sent in order.
+    await setUp;
     while (pending.length > 0) {
       const message = pending[0]!;
       try {

@@ -14,8 +14,9 @@ export interface ClusterAdapter {
   /** Pass to `io.adapter()`. Closing the last namespace's adapter (`io.close()`) closes the connections. */
   readonly adapter: AdapterFactory;
   /**
-   * Settles once the connections and what the adapter stores are set up. PostgreSQL: never rejects (failures
-   * are logged; the database itself is checked by migrations). Redis: rejects with a DependencyError when the
+   * Settles once the connections and what the adapter stores are set up. PostgreSQL: set up when first read
+   * (the server reads it as it starts, after migrating), never rejects (failures are logged; the database itself
+   * is checked by migrations). Redis: rejects with a DependencyError when the
    * first connection does not succeed in time.
    */
   readonly ready: Promise<void>;

@@ -35,7 +35,6 @@ export interface SocketServerOptions {
   cluster?: ClusterOptions;
 }
 
-const clusterReady = new WeakMap<ParleySocketServer, Promise<void>>();
 const clusters = new WeakMap<ParleySocketServer, ClusterAdapter>();
 
 /** Where the socket server's rooms meet: this process only, or the cluster adapter's PostgreSQL or Redis. */
@@ -54,7 +53,8 @@ export function socketServerRooms(io: ParleySocketServer): {
  * only when broadcasts from the others reach it. Never rejects: failures are logged and retried.
  */
 export function socketServerReady(io: ParleySocketServer): Promise<void> {
-  return clusterReady.get(io) ?? Promise.resolve();
+  // Read only now: the PostgreSQL adapter touches its database once the server starts, after migrating.
+  return clusters.get(io)?.ready ?? Promise.resolve();
 }
 
 /**
@@ -101,7 +101,6 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
   if (options.cluster) {
     const cluster = createClusterAdapter(options.cluster, options.logger);
     io.adapter(cluster.adapter);
-    clusterReady.set(io, cluster.ready);
     clusters.set(io, cluster);
   }
 

@@ -47,3 +47,49 @@ describe('BatchWriter', () => {
     expect(sizes).toEqual([4, 4, 2]);
   });
 });
+
+describe('BatchWriter against a database that stops answering', () => {
+  it('fails every item of a batch the database cannot take at once, without trying them one by one', async () => {
+    let calls = 0;
+    const down = Object.assign(new Error('connection lost'), { code: 'ECONNRESET' });
+    const writer = new BatchWriter<number>(
+      () => {
+        calls += 1;
+        return Promise.reject(down);
+      },
+      500,
+      undefined,
+      { failsAll: (error) => error === down },
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => writer.write(n)));
+    expect(results.map((result) => result.status)).toEqual(Array(4).fill('rejected'));
+    expect(calls).toBe(1);
+  });
+
+  it('rejects a writer at its deadline, queued or in flight, and never writes one that gave up queued', async () => {
+    const written: number[][] = [];
+    const hung = deferred();
+    const writer = new BatchWriter<number>(
+      async (items) => {
+        written.push(items);
+        if (items.includes(0)) await hung.promise; // the first batch never comes back
+      },
+      500,
+      undefined,
+      { deadlineMs: 50, deadlineError: () => new Error('deadline') },
+    );
+    const first = writer.write(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = writer.write(1);
+    await expect(first).rejects.toThrow('deadline');
+    await expect(queued).rejects.toThrow('deadline');
+    // The hung batch comes back late: the queued writer had given up, so it is not written after all.
+    hung.resolve();
+    await writer.idle();
+    expect(written).toEqual([[0]]);
+    // And the writer still works.
+    await writer.write(2);
+    expect(written).toEqual([[0], [2]]);
+  });
+});

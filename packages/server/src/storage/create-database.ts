@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
 import { lockDataDir } from './data-dir-lock';
-import { endPool, guardPool, poolDeadlines } from './pg-pool-guard';
+import { DEFAULT_QUERY_TIMEOUT_MS, endPool, guardPool, poolDeadlines } from './pg-pool-guard';
 import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
@@ -29,6 +29,11 @@ export type DatabaseLocation =
 export interface Database {
   readonly db: Kysely<DatabaseSchema>;
   readonly kind: DatabaseLocation['kind'];
+  /**
+   * The query deadline (`queryTimeoutMs`) on PostgreSQL: what waits on the database (a message in its write
+   * batch, a reply's turn) gives up after it. Undefined for the embedded database, which has no network to hang.
+   */
+  readonly deadlineMs?: number;
   /** Runs every pending migration. Kysely's migrator takes a lock, so processes may race safely. */
   migrate(logger?: Logger): Promise<void>;
   /**
@@ -52,6 +57,9 @@ export function createDatabase(location: DatabaseLocation): Database {
   return {
     db,
     kind: location.kind,
+    ...(location.kind === 'postgres'
+      ? { deadlineMs: location.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS }
+      : {}),
     sync,
     ...(pool
       ? {

@@ -1,28 +1,55 @@
-import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DatabaseSchema } from './schema';
 import { storageCall } from './to-storage-error';
 
 const IDEMPOTENCY_SECRET = 'idempotency';
 
-/** What a claim of an idempotent request's id found. */
+/** What a claim of an idempotent request found. */
 export type IdempotencyClaim = 'new' | 'same' | 'different';
 
+/** How long keys and reply claims last. */
+export interface IdempotencyStoreOptions {
+  /** Makes a claim durable before `claim` resolves (see `Database.sync`). */
+  sync?: () => Promise<void>;
+  /** How long a key is kept after its first use; past it, the key is new again (and may be removed). */
+  keyTtlMs: number;
+  /** How long a process holds a reply it claimed without renewing it; then another try may take it over. */
+  replyLeaseMs: number;
+  /**
+   * Whether this process is the only one on the database (embedded PGlite): then a reply claimed by another
+   * process (an earlier run of this one) and never ended is taken over at once, its owner being gone.
+   */
+  exclusive?: boolean;
+}
+
 /**
- * The database side of idempotency: the server's secret for keyed ids, and the fingerprint each id was first
- * claimed with. Both live in the database so that every process sharing it, and every restart, agree.
+ * Replies claimed before leases existed (0015) have no owner: they are taken over after this, as they were.
+ */
+const OWNERLESS_CLAIM_MS = 5 * 60_000;
+
+/**
+ * The database side of idempotency: the server's secret for keyed ids, and for each key what it was first used
+ * for, the message it posted and the reply that answers it. All of it lives in the database so that every
+ * process sharing it, and every restart, agree. Times are the database's (`now()`), so processes whose clocks
+ * differ still agree on what expired.
  */
 export class IdempotencyStore {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #sync: () => Promise<void>;
+  readonly #options: IdempotencyStoreOptions;
+  /** This process, as the owner of the replies it claims. */
+  readonly owner = randomUUID();
 
-  /**
-   * @param db the database.
-   * @param sync makes a claim durable before `claim` resolves (see `Database.sync`).
-   */
-  constructor(db: Kysely<DatabaseSchema>, sync: () => Promise<void> = () => Promise.resolve()) {
+  constructor(db: Kysely<DatabaseSchema>, options: IdempotencyStoreOptions) {
     this.#db = db;
-    this.#sync = sync;
+    this.#sync = options.sync ?? (() => Promise.resolve());
+    this.#options = options;
+  }
+
+  /** How long a claimed reply is held without renewal. */
+  get replyLeaseMs(): number {
+    return this.#options.replyLeaseMs;
   }
 
   /**
@@ -47,50 +74,95 @@ export class IdempotencyStore {
   }
 
   /**
-   * Claims `id` for a request with `fingerprint`: `new` the first time (durable when this resolves), `same` when
-   * it was claimed before with the same fingerprint, `different` when with another.
+   * Claims key `id` for a request with `fingerprint`: `new` the first time, or when its earlier use is past the
+   * window and no reply of it is running (then `messageId` is the message it posts; durable when this
+   * resolves); `same` when claimed before with the same fingerprint, `different` with another. Resolves with the
+   * message id the key posts.
    */
-  async claim(id: string, fingerprint: string): Promise<IdempotencyClaim> {
-    const inserted = await storageCall('idempotency key', () =>
+  async claim(
+    id: string,
+    fingerprint: string,
+    messageId: string,
+  ): Promise<{ claim: IdempotencyClaim; messageId: string }> {
+    const taken = await storageCall('idempotency key', () =>
       this.#db
         .insertInto('idempotency_keys')
-        .values({ id, fingerprint, reply_id: null, reply_claimed_at: null })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
+        .values({ id, fingerprint, message_id: messageId, reply_id: null, reply_claimed_at: null })
+        .onConflict((conflict) =>
+          conflict
+            .column('id')
+            .doUpdateSet({
+              fingerprint,
+              message_id: messageId,
+              created_at: sql<Date>`now()`,
+              reply_id: null,
+              reply_claimed_at: null,
+              reply_owner: null,
+              reply_lease_until: null,
+            })
+            .where(this.#expired('idempotency_keys.created_at'))
+            .where(this.#notRunning('idempotency_keys.reply_lease_until')),
+        )
+        .returning('message_id')
         .executeTakeFirst(),
     );
-    if (inserted) {
+    if (taken) {
       await this.#sync();
-      return 'new';
+      return { claim: 'new', messageId };
     }
     const row = await storageCall('idempotency key', () =>
       this.#db
         .selectFrom('idempotency_keys')
-        .select('fingerprint')
+        .select(['fingerprint', 'message_id'])
         .where('id', '=', id)
         .executeTakeFirst(),
     );
-    return row?.fingerprint === fingerprint ? 'same' : 'different';
+    return {
+      claim: row?.fingerprint === fingerprint ? 'same' : 'different',
+      messageId: row?.message_id ?? id,
+    };
   }
 
   /**
-   * Claims the reply to the request `id` for `replyId`, unless another reply claimed it after `staleBefore`
-   * (its process may still be producing it): resolves with the reply id that answers the request, ours or
-   * theirs.
+   * Claims the reply to key `id` for this process, under a lease: when no reply was claimed (then it is
+   * `replyId`), or when the one claimed never ended and its process is gone (its lease ran out, or, on an
+   * exclusive database, it is another process's): then it is that reply's id, taken over. Resolves with the id of
+   * the reply that answers the key, and whether this process now produces it.
    */
-  async claimReply(id: string, replyId: string, staleBefore: Date): Promise<string> {
+  async claimReply(id: string, replyId: string): Promise<{ replyId: string; mine: boolean }> {
+    const owner = this.owner;
     const claimed = await storageCall('idempotency key', () =>
       this.#db
         .updateTable('idempotency_keys')
-        .set({ reply_id: replyId, reply_claimed_at: new Date() })
+        .set({
+          reply_id: sql<string>`coalesce(reply_id, ${replyId}::uuid)`,
+          reply_claimed_at: sql<Date>`now()`,
+          reply_owner: owner,
+          reply_lease_until: this.#leaseEnd(),
+        })
         .where('id', '=', id)
         .where((where) =>
-          where.or([where('reply_id', 'is', null), where('reply_claimed_at', '<', staleBefore)]),
+          where.or([
+            where('reply_id', 'is', null),
+            where('reply_lease_until', '<', sql<Date>`now()`),
+            ...(this.#options.exclusive
+              ? [
+                  where.and([
+                    where('reply_lease_until', 'is not', null),
+                    where('reply_owner', '<>', owner),
+                  ]),
+                ]
+              : []),
+            where.and([
+              where('reply_owner', 'is', null),
+              where('reply_claimed_at', '<', sql<Date>`now() - ${interval(OWNERLESS_CLAIM_MS)}`),
+            ]),
+          ]),
         )
         .returning('reply_id')
         .executeTakeFirst(),
     );
-    if (claimed) return replyId;
+    if (claimed?.reply_id) return { replyId: claimed.reply_id, mine: true };
     const row = await storageCall('idempotency key', () =>
       this.#db
         .selectFrom('idempotency_keys')
@@ -98,6 +170,90 @@ export class IdempotencyStore {
         .where('id', '=', id)
         .executeTakeFirst(),
     );
-    return row?.reply_id ?? replyId;
+    return { replyId: row?.reply_id ?? replyId, mine: row?.reply_id == null };
+  }
+
+  /** Extends the leases of the replies this process holds, by key. */
+  async renewReplies(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await storageCall('idempotency key', () =>
+      this.#db
+        .updateTable('idempotency_keys')
+        .set({ reply_lease_until: this.#leaseEnd() })
+        .where('id', 'in', ids)
+        .where('reply_owner', '=', this.owner)
+        .where('reply_lease_until', 'is not', null)
+        .execute(),
+    );
+  }
+
+  /**
+   * Records the end of reply `replyId` to key `id`, which this process held: `kept`, the key answers with it for
+   * good (it is stored, or paused and followed); otherwise (it failed, or stored nothing) the key's reply is
+   * free again, and the next try starts another.
+   */
+  async endReply(id: string, replyId: string, kept: boolean): Promise<void> {
+    await storageCall('idempotency key', () =>
+      this.#db
+        .updateTable('idempotency_keys')
+        .set(
+          kept
+            ? { reply_lease_until: null }
+            : {
+                reply_id: null,
+                reply_claimed_at: null,
+                reply_owner: null,
+                reply_lease_until: null,
+              },
+        )
+        .where('id', '=', id)
+        .where('reply_id', '=', replyId)
+        .where('reply_owner', '=', this.owner)
+        .execute(),
+    );
+  }
+
+  /**
+   * Removes up to `limit` keys past the window whose reply is not running; how many. Rows another process is
+   * removing at the same time are skipped (`SKIP LOCKED`), so processes that sweep together share the work and
+   * never wait on each other.
+   */
+  async sweep(limit: number): Promise<number> {
+    const removed = await storageCall('idempotency key', () =>
+      this.#db
+        .deleteFrom('idempotency_keys')
+        .where('id', 'in', (db) =>
+          db
+            .selectFrom('idempotency_keys')
+            .select('id')
+            .where(this.#expired('created_at'))
+            .where(this.#notRunning('reply_lease_until'))
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returning('id')
+        .execute(),
+    );
+    return removed.length;
+  }
+
+  /** A key used before the window began. */
+  #expired(column: 'created_at' | 'idempotency_keys.created_at'): Expression<SqlBool> {
+    return sql<SqlBool>`${sql.ref(column)} < now() - ${interval(this.#options.keyTtlMs)}`;
+  }
+
+  /** No reply of the key is held by a live process. */
+  #notRunning(
+    column: 'reply_lease_until' | 'idempotency_keys.reply_lease_until',
+  ): Expression<SqlBool> {
+    return sql<SqlBool>`(${sql.ref(column)} is null or ${sql.ref(column)} < now())`;
+  }
+
+  #leaseEnd() {
+    return sql<Date>`now() + ${interval(this.#options.replyLeaseMs)}`;
   }
 }
+
+/** A duration as a PostgreSQL interval. */
+const interval = (ms: number) => sql`(${ms}::double precision * interval '1 millisecond')`;

@@ -4,7 +4,13 @@ import { LRUCache } from 'lru-cache';
 import { BatchWriter } from './batch-writer';
 import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
-import { assertStorable, storageCall, toStorageError } from './to-storage-error';
+import {
+  assertStorable,
+  DEADLINE_MESSAGE,
+  isDatabaseUnavailable,
+  storageCall,
+  toStorageError,
+} from './to-storage-error';
 
 /** A message about to be stored. */
 export interface NewMessage {
@@ -115,15 +121,22 @@ export class MessageStore {
    * @param options.sync makes the written batch durable (see `Database.sync`).
    * @param options.recentCache how many recent messages per channel to keep in memory (0: none). Only for a
    *   database this process alone writes, like the embedded one.
+   * @param options.deadlineMs the longest an insert waits, queued behind other batches and written (see
+   *   `Database.deadlineMs`); then it fails UNAVAILABLE. A batch the database cannot take fails all its inserts
+   *   at once: they are not retried one by one, each waiting out the deadline again.
    */
   constructor(
     db: Kysely<DatabaseSchema>,
-    options: { sync?: () => Promise<void>; recentCache?: number } = {},
+    options: { sync?: () => Promise<void>; recentCache?: number; deadlineMs?: number } = {},
   ) {
     this.#db = db;
     this.#sync = options.sync ?? (() => Promise.resolve());
     this.#recent = options.recentCache ? new RecentMessagesCache(options.recentCache) : undefined;
-    this.#writer = new BatchWriter((batch) => this.#writeBatch(batch), 500, this.#sync);
+    this.#writer = new BatchWriter((batch) => this.#writeBatch(batch), 500, this.#sync, {
+      deadlineMs: options.deadlineMs,
+      deadlineError: () => new Error(DEADLINE_MESSAGE),
+      failsAll: isDatabaseUnavailable,
+    });
   }
 
   /** Stores a message (creating its channel on first use); resolves with the stored record once durable. */

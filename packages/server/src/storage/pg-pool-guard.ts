@@ -15,10 +15,16 @@ export interface PoolDeadlines {
   keepAlive: true;
 }
 
-/** The deadlines for `queryTimeoutMs` (default 10 s): connections 5 s, PostgreSQL's own statement deadline the same. */
-export function poolDeadlines(queryTimeoutMs = 10_000): PoolDeadlines {
+/** The query deadline when none is given (ms): `queryTimeoutMs` of the `database` option. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+/**
+ * The deadlines for `queryTimeoutMs` (default 10 s): a connection within 5 s (or the query deadline, when it is
+ * shorter), PostgreSQL's own statement deadline the same as this side's.
+ */
+export function poolDeadlines(queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS): PoolDeadlines {
   return {
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: Math.min(5000, queryTimeoutMs),
     query_timeout: queryTimeoutMs,
     statement_timeout: queryTimeoutMs,
     keepAlive: true,

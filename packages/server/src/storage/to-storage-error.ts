@@ -16,9 +16,23 @@ const CONNECTION_ERRNOS = new Set([
   'EAI_AGAIN',
 ]);
 
-/** pg's own messages for a connection that failed or ended (it sets no code on them). */
-const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database thread exited|Cannot use a pool after calling end|Query read timeout/i;
+/** The message of a wait on the database that Parley itself cut at the query deadline (a write batch, a turn). */
+export const DEADLINE_MESSAGE = 'The database did not answer within its deadline';
+
+/** pg's own messages for a connection that failed or ended (it sets no code on them), and Parley's deadline's. */
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'the database thread exited',
+    'Cannot use a pool after calling end',
+    'Query read timeout',
+    DEADLINE_MESSAGE,
+  ].join('|'),
+  'i',
+);
 
 function sqlStateOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { TargetPolicy } from './target-policy';
 import type { ClaimedDelivery, WebhookAttempt } from './webhook-store';
 
@@ -11,24 +12,32 @@ export interface SendResult extends WebhookAttempt {
   ok: boolean;
   /** The receiver's `Retry-After`, in ms, when it gave one. */
   retryAfterMs?: number;
+  /** True when the target policy refused the address: nothing was sent. */
+  refused?: boolean;
 }
 
 /**
  * Sends deliveries as the Standard Webhooks specification describes: a JSON body, `webhook-id` (the same on
  * every attempt of a delivery), `webhook-timestamp` (this attempt's, in seconds) and `webhook-signature`
  * (`v1,<base64 HMAC-SHA256>`), signed with the `standardwebhooks` library so receivers verify with it unchanged.
- * Connections go only to addresses the target policy allows (checked in the connection's own lookup), redirects
- * are not followed, every attempt has a deadline, and only the first bytes of an answer are read.
+ * Connections go only to addresses the target policy allows (checked in the connection's own lookup, address
+ * literals included, at every connection), redirects are not followed, every attempt has one deadline for
+ * everything (connecting, the headers and the body: a receiver that trickles its answer is cut off there too),
+ * and only the first bytes of an answer are read.
  */
 export class WebhookSender {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
 
-  constructor(policy: TargetPolicy, options: { timeoutMs: number; connections: number }) {
+  /**
+   * @param options.timeoutMs the deadline of one attempt, from its start to the last byte read. The dispatcher
+   *   bounds how many attempts run at once, so connections per receiver are not bounded here (a bound would
+   *   queue attempts behind a receiver's slow ones, their deadlines running).
+   */
+  constructor(policy: TargetPolicy, options: { timeoutMs: number }) {
     this.#timeoutMs = options.timeoutMs;
     this.#agent = new Agent({
-      connect: { lookup: policy.lookup, timeout: options.timeoutMs },
-      connections: options.connections,
+      connect: checkedConnector(policy, options.timeoutMs),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
@@ -76,6 +85,7 @@ export class WebhookSender {
         responseStatus: null,
         responseBody: null,
         error: describeFailure(error),
+        ...(isRefusal(error) ? { refused: true } : {}),
       };
     }
   }
@@ -83,6 +93,35 @@ export class WebhookSender {
   close(): Promise<void> {
     return this.#agent.close();
   }
+}
+
+/**
+ * undici's connector with the policy's lookup, which also runs the policy on an address literal first: Node
+ * calls no lookup for a literal, so without it a literal would connect unchecked (a subscription made while
+ * its private address was allowed would keep delivering after the allowance is removed).
+ */
+function checkedConnector(policy: TargetPolicy, timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ lookup: policy.lookup, timeout: timeoutMs });
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) === 0) {
+      connect(options, callback);
+      return;
+    }
+    policy.lookup(host, { all: true }, (error) => {
+      if (error) callback(error, null);
+      else connect(options, callback);
+    });
+  };
+}
+
+/** Whether an attempt failed because the target policy refused its address. */
+function isRefusal(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return (
+    (error as { code?: unknown } | undefined)?.code === 'ETARGETREFUSED' ||
+    cause?.code === 'ETARGETREFUSED'
+  );
 }
 
 /** Reads at most {@link RESPONSE_BODY_LIMIT} bytes of an answer, then lets the rest go. */

@@ -52,11 +52,35 @@ describe('TargetPolicy', () => {
       '::ffff:10.0.0.1',
       '::ffff:127.0.0.1',
       'ff02::1',
+      // IPv4-compatible (judged as the IPv4 address carried), NAT64, SIIT, 6to4 and Teredo.
+      '::7f00:1',
+      '::127.0.0.1',
+      '::a00:1',
+      '::a9fe:a9fe',
+      '::2',
+      '64:ff9b::7f00:1',
+      '64:ff9b::808:808',
+      '64:ff9b:1::a00:1',
+      '::ffff:0:7f00:1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     ]) {
       await expect(lookup(policy, address), address).rejects.toBeInstanceOf(TargetRefusedError);
     }
     expect(await lookup(policy, '93.184.215.14')).toBe('93.184.215.14');
     expect(await lookup(policy, '2606:4700::1111')).toBe('2606:4700::1111');
+    expect(await lookup(policy, '::808:808')).toBe('::808:808');
+  });
+
+  it('judges IPv4-mapped and -compatible IPv6 by their IPv4 address; translated forms only by their own range', async () => {
+    const allowed = new TargetPolicy(['127.0.0.1']);
+    expect(await lookup(allowed, '::ffff:7f00:1')).toBe('::ffff:7f00:1');
+    expect(await lookup(allowed, '::7f00:1')).toBe('::7f00:1');
+    await expect(lookup(allowed, '::7f00:2')).rejects.toThrow(/::7f00:2 is a private/);
+    await expect(lookup(allowed, '64:ff9b::7f00:1')).rejects.toThrow(TargetRefusedError);
+    const nat64 = new TargetPolicy(['64:ff9b::/96']);
+    expect(await lookup(nat64, '64:ff9b::a00:1')).toBe('64:ff9b::a00:1');
+    await expect(lookup(nat64, '10.0.0.1')).rejects.toThrow(TargetRefusedError);
   });
 
   it('refuses a name when one of its addresses is private, and checks again at each lookup (rebinding)', async () => {

@@ -29,11 +29,15 @@ type Lookup = (
  * Which addresses a webhook may be delivered to. Only public unicast addresses, unless the host name or the
  * address is listed in `privateTargets` (host names, addresses or CIDR ranges): loopback, private, link-local
  * (the cloud metadata address 169.254.169.254 among them), carrier-grade NAT, unique-local, multicast and
- * reserved ranges are refused, IPv4-mapped IPv6 addresses judged as the IPv4 address they carry.
+ * reserved ranges are refused. IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-compatible (`::a.b.c.d`) IPv6 addresses
+ * are judged as the IPv4 address they carry; the translated and tunnelled forms (NAT64 `64:ff9b::/96` and
+ * `64:ff9b:1::/48`, SIIT, 6to4, Teredo) are refused unless their IPv6 address or range is listed.
  *
  * The check runs on the resolved addresses, in the connection's own DNS lookup ({@link TargetPolicy.lookup}),
  * so a name that resolves to a public address when the subscription is created and to a private one later
- * (DNS rebinding) is refused at delivery, and the address checked is the one connected to.
+ * (DNS rebinding) is refused at delivery, and the address checked is the one connected to. Node never calls a
+ * lookup for an address literal, so the delivery connection passes literals to the same lookup itself (see
+ * `send-webhook.ts`).
  */
 export class TargetPolicy {
   readonly #hosts = new Set<string>();
@@ -100,8 +104,10 @@ export class TargetPolicy {
     const answer = (addresses: LookupAddress[]) => {
       const refused = addresses.find((entry) => !this.#allows(host, entry.address));
       if (refused) {
+        const what =
+          refused.address === host ? `${host} is` : `${host} resolves to ${refused.address},`;
         const error = new TargetRefusedError(
-          `${host} resolves to ${refused.address}, a private or reserved address (list it in WEBHOOK_PRIVATE_TARGETS to allow it)`,
+          `${what} a private or reserved address (list it in WEBHOOK_PRIVATE_TARGETS to allow it)`,
         ) as TargetRefusedError & { code: string };
         error.code = 'ETARGETREFUSED';
         callback(error, all ? [] : '', undefined);
@@ -123,16 +129,31 @@ export class TargetPolicy {
 
   #allows(host: string, address: string): boolean {
     if (this.#hosts.has(host)) return true;
-    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-    try {
-      parsed = ipaddr.process(address);
-    } catch {
-      return false;
-    }
+    const parsed = judged(address);
+    if (!parsed) return false;
     if (this.#ranges.some((range) => sameKind(parsed, range[0]) && parsed.match(range)))
       return true;
     return parsed.range() === 'unicast';
   }
+}
+
+/** `::/96`: IPv4-compatible IPv6 addresses (deprecated by RFC 4291), `::` and `::1` among them. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * An address as the policy judges it: IPv4-mapped and IPv4-compatible IPv6 addresses as the IPv4 address they
+ * carry (`::` and `::1` stay IPv6: unspecified and loopback); undefined when it is not an address.
+ */
+function judged(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(stripBrackets(address));
+  } catch {
+    return undefined;
+  }
+  if (parsed.kind() === 'ipv4' || !parsed.match(IPV4_COMPATIBLE)) return parsed;
+  if (parsed.range() === 'unspecified' || parsed.range() === 'loopback') return parsed;
+  return new ipaddr.IPv4(parsed.toByteArray().slice(12));
 }
 
 function stripBrackets(host: string): string {

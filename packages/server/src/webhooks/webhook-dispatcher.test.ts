@@ -8,8 +8,7 @@ import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from './webhook-st
 function memoryStore(deliveries: ClaimedDelivery[]) {
   const outcomes: AttemptOutcome[] = [];
   const store = {
-    claimDue: (_worker: string, _lease: number, limit: number) =>
-      Promise.resolve(deliveries.splice(0, limit)),
+    claimDue: ({ limit }: { limit: number }) => Promise.resolve(deliveries.splice(0, limit)),
     finishAttempt: (_delivery: ClaimedDelivery, _attempt: unknown, outcome: AttemptOutcome) => {
       outcomes.push(outcome);
       return Promise.resolve();
@@ -48,6 +47,7 @@ async function outcomeOf(
     timeoutMs: 1000,
     maxInFlight: 4,
     perSubscription: 2,
+    slowAfterMs: 1000,
     pollMs: 1000,
     random,
   });
@@ -85,5 +85,43 @@ describe('WebhookDispatcher', () => {
 
   it('a redirect is a failure, not followed', async () => {
     expect(await outcomeOf(1, answer(302))).toMatchObject({ status: 'retry' });
+  });
+});
+
+describe('WebhookDispatcher slots', () => {
+  it('an attempt its receiver keeps waiting past slowAfterMs frees its slot; one that ends frees it at once', async () => {
+    const waiting: (() => void)[] = [];
+    const queue = ['slow-1', 'slow-2', 'fast-1', 'fast-2'].map((id) => ({
+      ...delivery(1),
+      id,
+      subscriptionId: id.split('-')[0]!,
+    }));
+    const { store, outcomes } = memoryStore(queue);
+    const dispatcher = new WebhookDispatcher({
+      store,
+      sender: {
+        send: (claimed) =>
+          claimed.subscriptionId === 'slow'
+            ? new Promise((resolve) => waiting.push(() => resolve(answer(204))))
+            : Promise.resolve(answer(204)),
+      },
+      logger: pino({ level: 'silent' }),
+      retryDelaysMs: [],
+      timeoutMs: 60_000,
+      maxInFlight: 2,
+      perSubscription: 2,
+      slowAfterMs: 30,
+      pollMs: 1000,
+    });
+    expect(await dispatcher.poll()).toBe(2);
+    // Both slots are held by the two slow attempts…
+    expect(await dispatcher.poll()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // …until they have waited slowAfterMs: then both slots are free again, the slow attempts still under way.
+    expect(await dispatcher.poll()).toBe(2);
+    expect(waiting).toHaveLength(2);
+    for (const release of waiting) release();
+    await dispatcher.drain();
+    expect(outcomes).toEqual(Array.from({ length: 4 }, () => ({ status: 'delivered' })));
   });
 });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import { PollLoop } from '../scheduling/poll-loop';
 import type { SendResult, WebhookSender } from './send-webhook';
@@ -13,18 +12,20 @@ export interface WebhookObserver {
 
 /** Options of {@link WebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
-  store: WebhookStore;
+  store: Pick<WebhookStore, 'claimDue' | 'finishAttempt'>;
   sender: Pick<WebhookSender, 'send'>;
   logger: Logger;
   /** Wait before each retry, in order; a delivery gets `retryDelaysMs.length + 1` attempts. */
   retryDelaysMs: readonly number[];
-  /** Attempts sent at once by this process. */
+  /** Attempts sent at once by this process, but for those a receiver has kept waiting `slowAfterMs`. */
   maxInFlight: number;
-  /** Attempts sent at once to one subscription by this process. */
+  /** Attempts sent at once to one subscription by this process, slow ones included. */
   perSubscription: number;
-  /** How often due deliveries are looked for. */
+  /** How long an attempt holds one of the `maxInFlight` slots; after it, it waits on its receiver alone. */
+  slowAfterMs: number;
+  /** How often due deliveries are looked for (besides at once after each attempt ends). */
   pollMs: number;
-  /** How long one attempt may take (for the claim's lease). */
+  /** How long one attempt may take, everything included (for the claim's lease). */
   timeoutMs: number;
   observer?: WebhookObserver;
   /** A number in [0, 1) (default Math.random), for the retry jitter. */
@@ -35,79 +36,62 @@ export interface WebhookDispatcherOptions {
 const JITTER = 0.2;
 
 /**
- * Sends due deliveries: claims them (one process at a time per delivery), sends each with bounded
- * concurrency per subscription and in all, and records the attempt and what follows: delivered on a 2xx,
- * dead and the subscription disabled on `410 Gone`, otherwise a retry after the next delay of the schedule
- * (with jitter, and never before the receiver's `Retry-After`), and dead after the last.
+ * Sends due deliveries: claims them (one process at a time per delivery), sends each, and records the attempt
+ * and what follows: delivered on a 2xx, dead and the subscription disabled on `410 Gone`, otherwise a retry
+ * after the next delay of the schedule (with jitter, and never before the receiver's `Retry-After`), and dead
+ * after the last.
+ *
+ * A slow receiver delays only itself. Only deliveries of subscriptions with room are claimed (the claim is
+ * given what this process holds per subscription), so every claimed delivery is sent at once and nothing
+ * waits behind its own subscription holding a slot. An attempt holds one of the `maxInFlight` slots for
+ * `slowAfterMs` at most: after that it is waiting on its receiver, not on this process, and lets another
+ * attempt start (it still counts toward its subscription's bound until it ends, by its deadline). Attempts
+ * at once are thus at most `maxInFlight` plus `perSubscription` per subscription whose receiver is slow.
  */
 export class WebhookDispatcher {
   readonly #options: Required<Omit<WebhookDispatcherOptions, 'observer'>> &
     Pick<WebhookDispatcherOptions, 'observer'>;
   readonly #worker = randomUUID();
-  readonly #all: LimitFunction;
-  readonly #perSubscription = new Map<string, LimitFunction>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #loop: PollLoop;
+  /** Attempts under way that still hold a slot (not yet slow). */
+  #holding = 0;
+  /** Attempts under way per subscription, slow ones included. */
+  readonly #held = new Map<string, number>();
+  /** The claim under way, if any: claims run one after another. */
+  #claiming: Promise<unknown> = Promise.resolve();
+  #refillQueued = false;
+  #running = false;
   #failing = false;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = { ...options, random: options.random ?? Math.random };
-    this.#all = pLimit(this.#options.maxInFlight);
     this.#loop = new PollLoop({
       poll: () => this.poll(),
       intervalMs: this.#options.pollMs,
-      onSuccess: () => {
-        if (this.#failing) this.#options.logger.info('webhook deliveries resumed');
-        this.#failing = false;
-      },
-      onError: (error) => {
-        if (!this.#failing) {
-          this.#options.logger.warn(
-            { error: error instanceof Error ? error.message : String(error) },
-            'webhook poll failed; retrying',
-          );
-        }
-        this.#failing = true;
-      },
+      onSuccess: () => this.#pollSucceeded(),
+      onError: (error) => this.#pollFailed(error),
     });
   }
 
   start(): void {
+    this.#running = true;
     this.#loop.start();
   }
 
   /** Stops claiming and waits for the attempts under way (each ends by its deadline). */
   async stop(): Promise<void> {
+    this.#running = false;
     await this.#loop.stop();
+    await this.#claiming;
     await Promise.allSettled([...this.#inFlight]);
   }
 
   /** Claims what is due and free slots allow, and starts sending it; resolves once claimed. */
-  async poll(): Promise<number> {
-    const free = this.#options.maxInFlight - this.#inFlight.size;
-    if (free <= 0) return 0;
-    // A claim lasts while the delivery may wait behind others of its subscription and is sent, and one more
-    // deadline for recording it; after a crash the delivery is claimed again once it runs out.
-    const waves = Math.ceil(this.#options.maxInFlight / this.#options.perSubscription) + 2;
-    const leaseMs = this.#options.timeoutMs * waves;
-    const claimed = await this.#options.store.claimDue(this.#worker, leaseMs, free);
-    for (const delivery of claimed) {
-      const sending = this.#limitFor(delivery.subscriptionId)(() =>
-        this.#all(() => this.#deliver(delivery)),
-      ).catch((error: unknown) => {
-        // The attempt's record could not be written: the lease runs out and the delivery is tried again.
-        this.#options.logger.warn(
-          {
-            deliveryId: delivery.id,
-            error: error instanceof Error ? error.message : String(error),
-          },
-          'webhook attempt not recorded',
-        );
-      });
-      this.#inFlight.add(sending);
-      void sending.finally(() => this.#inFlight.delete(sending));
-    }
-    return claimed.length;
+  poll(): Promise<number> {
+    const claim = this.#claiming.then(() => this.#claim());
+    this.#claiming = claim.catch(() => undefined);
+    return claim;
   }
 
   /** Sends until nothing is due and nothing is under way (for tests). */
@@ -117,30 +101,99 @@ export class WebhookDispatcher {
     }
   }
 
-  #limitFor(subscriptionId: string): <T>(task: () => Promise<T>) => Promise<T> {
-    const limit =
-      this.#perSubscription.get(subscriptionId) ?? pLimit(this.#options.perSubscription);
-    this.#perSubscription.set(subscriptionId, limit);
-    return async <T>(task: () => Promise<T>) => {
-      try {
-        return await limit(task);
-      } finally {
-        // Bounded: a subscription with nothing under way keeps no entry.
-        if (limit.activeCount === 0 && limit.pendingCount === 0) {
-          this.#perSubscription.delete(subscriptionId);
-        }
-      }
+  async #claim(): Promise<number> {
+    const free = this.#options.maxInFlight - this.#holding;
+    if (free <= 0) return 0;
+    const claimed = await this.#options.store.claimDue({
+      worker: this.#worker,
+      // The attempt's deadline, and as long again to record it; after a crash the delivery is claimed again
+      // once it runs out.
+      leaseMs: this.#options.timeoutMs * 2,
+      limit: free,
+      perSubscription: this.#options.perSubscription,
+      held: this.#held,
+    });
+    for (const delivery of claimed) this.#send(delivery);
+    return claimed.length;
+  }
+
+  /** Starts one attempt at once, holding a slot until it ends or turns slow. */
+  #send(delivery: ClaimedDelivery): void {
+    const { subscriptionId } = delivery;
+    this.#held.set(subscriptionId, (this.#held.get(subscriptionId) ?? 0) + 1);
+    this.#holding += 1;
+    let holds = true;
+    const release = () => {
+      if (holds) this.#holding -= 1;
+      holds = false;
     };
+    const slow = setTimeout(release, this.#options.slowAfterMs);
+    slow.unref();
+    const sending = this.#deliver(delivery)
+      .catch((error: unknown) => {
+        // The attempt's record could not be written: the lease runs out and the delivery is tried again.
+        this.#options.logger.warn(
+          {
+            deliveryId: delivery.id,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'webhook attempt not recorded',
+        );
+      })
+      .finally(() => {
+        clearTimeout(slow);
+        release();
+        const left = (this.#held.get(subscriptionId) ?? 1) - 1;
+        if (left > 0) this.#held.set(subscriptionId, left);
+        else this.#held.delete(subscriptionId);
+        this.#inFlight.delete(sending);
+        this.#refill();
+      });
+    this.#inFlight.add(sending);
+  }
+
+  /**
+   * Claims again at once after an attempt ends (once for attempts that end together), so a subscription's next
+   * delivery does not wait for the next poll.
+   */
+  #refill(): void {
+    if (!this.#running || this.#refillQueued) return;
+    this.#refillQueued = true;
+    setImmediate(() => {
+      this.#refillQueued = false;
+      if (!this.#running) return;
+      this.poll().then(
+        () => this.#pollSucceeded(),
+        (error: unknown) => this.#pollFailed(error),
+      );
+    });
+  }
+
+  #pollSucceeded(): void {
+    if (this.#failing) this.#options.logger.info('webhook deliveries resumed');
+    this.#failing = false;
+  }
+
+  #pollFailed(error: unknown): void {
+    if (!this.#failing) {
+      this.#options.logger.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        'webhook poll failed; retrying',
+      );
+    }
+    this.#failing = true;
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
     const result = await this.#options.sender.send(delivery);
     const outcome = this.#outcomeOf(delivery, result);
-    const { ok, retryAfterMs: _retryAfter, ...attempt } = result;
+    const { ok, retryAfterMs: _retryAfter, refused, ...attempt } = result;
     await this.#options.store.finishAttempt(delivery, attempt, outcome);
     this.#options.observer?.attempt(ok ? 'success' : 'failure');
     if (outcome.status !== 'retry') this.#options.observer?.delivery(outcome.status);
-    this.#options.logger[outcome.status === 'dead' ? 'warn' : 'debug'](
+    // Ids, the status and the error's kind or the refused address: never the URL (its query may carry a
+    // token), the payload or the secret.
+    this.#options.logger[outcome.status === 'dead' || refused ? 'warn' : 'debug'](
       {
         deliveryId: delivery.id,
         subscriptionId: delivery.subscriptionId,
@@ -149,7 +202,7 @@ export class WebhookDispatcher {
         error: result.error,
         outcome: outcome.status,
       },
-      'webhook attempt',
+      refused ? 'webhook target refused; nothing sent' : 'webhook attempt',
     );
   }
 

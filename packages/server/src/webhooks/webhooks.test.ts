@@ -1,74 +1,15 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
+/* eslint-disable @typescript-eslint/no-unsafe-return --
    answers are read as the wire gives them; each test names the fields it checks. */
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test/databases';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { ParleyError } from '@parley/core';
 import { ScriptedModel } from '../../test/scripted-model';
 import type { ServerOptions } from '../create-server';
-
-/** A receiver on loopback that answers each request with what `answer` says, and keeps what it got. */
-interface Receiver {
-  url: string;
-  received: { id: string; headers: IncomingMessage['headers']; body: string; status: number }[];
-  /** Most requests it was answering at once. */
-  maxConcurrent: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(
-  answer: (
-    attemptOfId: number,
-    body: string,
-  ) => { status: number; headers?: Record<string, string>; delayMs?: number; body?: string },
-): Promise<Receiver> {
-  const attempts = new Map<string, number>();
-  let active = 0;
-  const receiver: Receiver = {
-    url: '',
-    received: [],
-    maxConcurrent: 0,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-  const server: Server = createHttpServer((request, response) => {
-    active += 1;
-    receiver.maxConcurrent = Math.max(receiver.maxConcurrent, active);
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const id = String(request.headers['webhook-id']);
-      const attempt = (attempts.get(id) ?? 0) + 1;
-      attempts.set(id, attempt);
-      const reply = answer(attempt, body);
-      setTimeout(() => {
-        receiver.received.push({ id, headers: request.headers, body, status: reply.status });
-        active -= 1;
-        response.writeHead(reply.status, reply.headers).end(reply.body ?? 'ok');
-      }, reply.delayMs ?? 0);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return receiver;
-}
-
-/** The event a received request carries, verified by the standardwebhooks library with `secret`. */
-function verified<T>(secret: string, request: Receiver['received'][number]): T {
-  return new Webhook(secret).verify(request.body, {
-    'webhook-id': String(request.headers['webhook-id']),
-    'webhook-timestamp': String(request.headers['webhook-timestamp']),
-    'webhook-signature': String(request.headers['webhook-signature']),
-  }) as T;
-}
+import { client, type Receiver, startReceiver, until, verified } from './test-support';
 
 const WEBHOOKS: ServerOptions['webhooks'] = {
   retryDelaysMs: [30, 30, 30],
@@ -76,36 +17,6 @@ const WEBHOOKS: ServerOptions['webhooks'] = {
   timeoutMs: 2000,
   pollMs: 20,
 };
-
-async function until<T>(what: () => T | Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; ; i += 1) {
-    const value = await what();
-    if (done(value)) return value;
-    if (i > 3000) throw new Error(`gave up waiting: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function client(url: string) {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-  return {
-    call,
-    subscribe: (body: unknown) => call('POST', '/api/webhooks', body),
-    say: (channelId: string, text: string) =>
-      call('POST', `/api/messaging/channels/${channelId}/messages`, {
-        text,
-        entityId: 'user-1',
-        mode: 'sync',
-      }),
-  };
-}
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
