@@ -88,10 +88,10 @@ export async function postgresUnavailable() {
  * Starts a Parley server process on `database` ({ dataDir } or { databaseUrl }), with `plugins` by name (see
  * `server-process.mjs`); resolves once it listens.
  */
-export async function startServer(context, database, plugins = []) {
+export async function startServer(context, database, plugins = [], tracing = undefined) {
   const server = startChild(
     scripts.server,
-    { modelUrl: context.model.url, ...database, plugins },
+    { modelUrl: context.model.url, ...database, plugins, ...(tracing ? { tracing } : {}) },
     { execArgv: ['--expose-gc'] },
   );
   const ready = await server.next('ready', 180_000);
@@ -103,7 +103,12 @@ export async function startServer(context, database, plugins = []) {
  * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards;
  * `plugins` by name (see `server-process.mjs`).
  */
-export async function withServer(context, name, fn, { postgres = false, plugins = [] } = {}) {
+export async function withServer(
+  context,
+  name,
+  fn,
+  { postgres = false, plugins = [], tracing = undefined } = {},
+) {
   const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
   const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
   let running;
@@ -112,6 +117,7 @@ export async function withServer(context, name, fn, { postgres = false, plugins 
       context,
       postgresDatabase ? { databaseUrl: postgresDatabase.url } : { dataDir },
       plugins,
+      tracing,
     );
     return await fn({ ...running, name });
   } finally {

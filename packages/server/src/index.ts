@@ -17,6 +17,8 @@ export { ConfigError } from './errors/config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './config/load-config';
 export type { ParleyConfig } from './config/load-config';
 export { createLogger, LOG_LEVELS } from './logger';
+export { startTracing, tracingEnabled } from './tracing/start-tracing';
+export type { StartedTracing } from './tracing/start-tracing';
 export type { Logger } from './logger';
 
 export { createElizaModel, createOpenAICompatibleModel } from './models';

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
+import { traceFields } from './tracing/trace-context';
 
 /** Paths whose values never reach a log line. */
 const REDACTED_PATHS = [
@@ -97,6 +98,8 @@ export function createLogger(
     level,
     base: { service: 'parley' },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // A line written while a span is active names its trace (`trace_id`, `span_id`); none with tracing off.
+    mixin: traceFields,
   };
   if (destination) return pino(settings, destination);
   if ((format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json') {

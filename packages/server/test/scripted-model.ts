@@ -4,6 +4,7 @@ import type {
   ModelRequest,
   ModelStreamPart,
   ModelToolCall,
+  ModelUsage,
 } from '../src/models/model-provider';
 
 /** How the scripted model answers the next requests. */
@@ -27,6 +28,8 @@ export interface ScriptedBehaviour {
   toolCalls?: ModelToolCall[] | ((request: ModelRequest) => ModelToolCall[] | undefined);
   /** Plain text instead of the action-aware XML document (as a tool-calling model answers). */
   plain?: boolean;
+  /** Tokens each step reports in its `finish` part (default: none reported, and no `finish` after text). */
+  usage?: ModelUsage;
 }
 
 /**
@@ -51,7 +54,7 @@ export class ScriptedModel implements ModelProvider {
     this.requests.push(request);
     const { reply = 'Hello there!', actions = 'REPLY', chunkSize = 5, fail, gate } = this.behaviour;
     const { toolCalls, plain } = this.behaviour;
-    const { pauseInText } = this.behaviour;
+    const { pauseInText, usage } = this.behaviour;
     const onAbort = () => {
       this.aborted.push(request);
       for (const listener of this.#abortListeners.splice(0)) listener(request);
@@ -69,7 +72,7 @@ export class ScriptedModel implements ModelProvider {
         throwIfAborted(request.signal);
         yield { type: 'tool-call', ...call };
       }
-      yield { type: 'finish', finishReason: 'tool-calls' };
+      yield { type: 'finish', finishReason: 'tool-calls', ...(usage ? { usage } : {}) };
       return;
     }
     const text = typeof reply === 'function' ? reply(request) : reply;
@@ -84,6 +87,7 @@ export class ScriptedModel implements ModelProvider {
       // A new turn of the event loop per piece, as pieces of a live model arrive.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    if (usage) yield { type: 'finish', finishReason: 'stop', usage };
   }
 }
 

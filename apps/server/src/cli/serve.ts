@@ -1,4 +1,10 @@
-import { createLogger, createServer, type ParleyServer } from '@parley/server';
+import {
+  createLogger,
+  createServer,
+  startTracing,
+  type ParleyServer,
+  type StartedTracing,
+} from '@parley/server';
 import { loadConfig, type ParleyConfig } from '@parley/server/config';
 import { createMetrics, metricsRoutes, socketSources } from '@parley/server/metrics';
 import { serveWebPage } from '../web/serve-web-page';
@@ -15,6 +21,7 @@ import { appVersion } from './version';
 export async function serve(argv: readonly string[]): Promise<void> {
   let server: ParleyServer;
   let config: ParleyConfig | undefined;
+  let tracing: StartedTracing | undefined;
   try {
     const cwd = process.cwd();
     config = await loadConfig({ env: process.env, argv, cwd });
@@ -22,8 +29,15 @@ export async function serve(argv: readonly string[]): Promise<void> {
     for (const warning of config.warnings) logger.warn(warning);
     const { options, pluginsFor } = await buildServerOptions(config, cwd);
     const metrics = createMetrics();
+    // Traces only when OTEL_TRACES_EXPORTER asks for them: off, nothing is started.
+    tracing = startTracing(config.env);
     // Given metrics, the server counts its requests, replies and queues into them.
-    server = createServer({ ...options, logger, metrics });
+    server = createServer({
+      ...options,
+      logger,
+      metrics,
+      ...(tracing ? { tracerProvider: tracing.tracerProvider } : {}),
+    });
     metrics.watch(socketSources(server.io));
     server.app.route('/', metricsRoutes(metrics, { authToken: config.authToken }));
     serveWebPage(server);
@@ -61,10 +75,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   const stop = (signal: string) => {
     server.logger.info(`${signal} received, stopping`);
-    server.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    server
+      .stop()
+      // The last spans are exported before the process exits.
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

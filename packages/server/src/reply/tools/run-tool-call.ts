@@ -2,6 +2,7 @@ import type { ActionResult, Content, HandlerCallback, Memory, State } from '@par
 import { findJsonProblem, toStorableText } from '@parley/core';
 import type { Logger } from 'pino';
 import type { AgentAction } from '../../agents/agent-abilities';
+import type { ReplyTelemetry } from '../../tracing/reply-telemetry';
 import { capText, redact } from './tool-output';
 import { untilAborted } from './until-aborted';
 
@@ -47,6 +48,8 @@ export interface ToolRunContext {
   logger: Logger;
   /** Values never shown in a result (the agent's secrets). */
   secrets: readonly string[];
+  /** Where each call's `execute_tool` span goes (default: none). */
+  telemetry?: ReplyTelemetry;
 }
 
 /**
@@ -54,11 +57,19 @@ export interface ToolRunContext {
  * handler that throws, reports failure, or outlives its deadline, and a cancel, each become an `error` the model
  * sees. The handler gets the checked arguments as `options.parameters`, a signal aborted at the deadline or a
  * cancel, and a callback that posts as the agent; a handler that ignores the signal is left behind, not awaited.
+ * With `context.telemetry`, the call is an `execute_tool` span.
  */
-export async function runToolCall(
+export function runToolCall(
   call: ToolCallRequest,
   context: ToolRunContext,
 ): Promise<ToolCallOutcome> {
+  return context.telemetry
+    ? context.telemetry.tool(call, () => runCall(call, context))
+    : runCall(call, context);
+}
+
+/** {@link runToolCall} without its span. */
+async function runCall(call: ToolCallRequest, context: ToolRunContext): Promise<ToolCallOutcome> {
   const parsed = parseToolInput(call.input);
   const found = context.findAction(call.toolName);
   if (!found) return { input: parsed.value, error: `Unknown tool ${call.toolName}` };
