@@ -5,6 +5,7 @@ import {
   type ParleySocket,
 } from '@parley/client';
 import type { AgentSummary } from '@parley/core';
+import { decideApproval, type DecisionTransport } from './chat/decide-approval';
 import { MessageList, type MessageRole } from './chat/message-list';
 import { RoomStatus } from './chat/room-status';
 import { fromBroadcast, fromStored } from './chat/to-chat-message';
@@ -47,7 +48,9 @@ export class ChatApp {
 
   constructor(ui: Layout) {
     this.#ui = ui;
-    this.#list = new MessageList(ui.messages);
+    this.#list = new MessageList(ui.messages, (request, approved, reason) =>
+      decideApproval(this.#transport(), request, approved, reason),
+    );
     this.#room = new RoomStatus(ui.members, ui.typing);
   }
 
@@ -275,7 +278,7 @@ export class ChatApp {
     const ui = this.#ui;
     const text = ui.textInput.value.trim();
     if (!text) return;
-    const mode = (ui.modeInputs.find((input) => input.checked)?.value ?? 'socket') as SendMode;
+    const mode = this.#mode();
     const agentId = this.#channelAgentId ?? ui.agentSelect.value;
     ui.sendError.textContent = '';
     this.#typing(false);
@@ -314,6 +317,21 @@ export class ChatApp {
       ui.sendButton.disabled = false;
       ui.textInput.focus();
     }
+  }
+
+  /** The transport "Send through" picks. */
+  #mode(): SendMode {
+    return (this.#ui.modeInputs.find((input) => input.checked)?.value ?? 'socket') as SendMode;
+  }
+
+  /** What a decision on a waiting call goes over: the transport in use, with the page's API key. */
+  #transport(): DecisionTransport {
+    return {
+      mode: this.#mode(),
+      client: this.#client,
+      socket: this.#socket,
+      channelId: this.#channelId,
+    };
   }
 
   #typing(isTyping: boolean) {

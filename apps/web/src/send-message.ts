@@ -1,4 +1,5 @@
 import type { ParleyClient, ParleySocket } from '@parley/client';
+import type { SyncModeResponse } from '@parley/core';
 import type { MessageList } from './chat/message-list';
 import { toolCallsOf } from './chat/to-chat-message';
 
@@ -78,6 +79,9 @@ export async function sendMessage(input: SendInput): Promise<void> {
           if (replyId) list.toolCall(replyId, input.agentName, event.data);
         } else if (event.event === 'tool_result') {
           if (replyId) list.toolResult(replyId, input.agentName, event.data);
+        } else if (event.event === 'approval_request') {
+          // The reply pauses until a person decides: the stream stays open, and so does the bubble.
+          list.approvalRequest(event.data.replyId, input.agentName, event.data);
         } else if (replyId) {
           if (event.event === 'done') {
             for (const call of toolCallsOf(event.data.toolCalls) ?? []) {
@@ -101,6 +105,10 @@ export async function sendMessage(input: SendInput): Promise<void> {
       { timeout: 120_000 },
     );
     list.upsert({ ...own, id: response.userMessage.id, text: response.userMessage.text });
+    if (response.replyId && response.awaitingApproval?.length) {
+      showPaused(list, response.replyId, input.agentName, response);
+      return;
+    }
     const reply = {
       senderId: agentId,
       senderName: input.agentName,
@@ -114,5 +122,23 @@ export async function sendMessage(input: SendInput): Promise<void> {
     else list.upsertReplyTo(response.userMessage.id, reply);
   } finally {
     input.onReplying(undefined);
+  }
+}
+
+/**
+ * A `sync` answer of a reply that paused for approval (HTTP 202): the calls that ran and the ones waiting, on a
+ * reply that stays open. The rest (results, text, the final message) comes on the socket, under the same id.
+ */
+function showPaused(
+  list: MessageList,
+  replyId: string,
+  agentName: string,
+  response: Pick<SyncModeResponse, 'agentResponse' | 'awaitingApproval'>,
+): void {
+  for (const call of toolCallsOf(response.agentResponse.toolCalls) ?? []) {
+    list.toolCall(replyId, agentName, call);
+  }
+  for (const request of response.awaitingApproval ?? []) {
+    list.approvalRequest(replyId, agentName, request);
   }
 }

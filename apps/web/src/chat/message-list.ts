@@ -1,4 +1,5 @@
 import { h } from '../dom';
+import type { ApprovalView, DecideApproval } from './approval-panel';
 import { ToolCards, type ToolCallView, type ToolResultView } from './tool-card';
 
 /** Who wrote a message, as the page styles it. */
@@ -42,9 +43,12 @@ const replyKey = (userMessageId: string) => `reply-to:${userMessageId}`;
 export class MessageList {
   readonly #list: HTMLOListElement;
   readonly #items = new Map<string, Item>();
+  readonly #decide: DecideApproval;
 
-  constructor(list: HTMLOListElement) {
+  /** `decide` sends a person's decision on a call that waits for approval. */
+  constructor(list: HTMLOListElement, decide: DecideApproval) {
     this.#list = list;
+    this.#decide = decide;
   }
 
   /** Removes everything. */
@@ -132,6 +136,19 @@ export class MessageList {
   toolCall(messageId: string, sender: string, call: ToolCallView): void {
     const stick = this.#atBottom();
     this.#tools(this.#live(messageId, sender)).call(call);
+    if (stick) this.#scrollToBottom();
+  }
+
+  /**
+   * A running reply waits for a person to approve a call: Approve / Deny on its card. The reply stays open (it
+   * goes on, under the same id, once decided).
+   */
+  approvalRequest(messageId: string, sender: string, request: ApprovalView): void {
+    const stick = this.#atBottom();
+    const item = this.#live(messageId, sender);
+    this.#tools(item).approval(request, this.#decide);
+    // It waits for a person, not busy: screen readers announce the question now, not when the reply ends.
+    item.element.removeAttribute('aria-busy');
     if (stick) this.#scrollToBottom();
   }
 

@@ -1,4 +1,5 @@
 import { h } from '../dom';
+import { ApprovalPanel, type ApprovalView, type DecideApproval } from './approval-panel';
 
 /** A tool call as a card shows it: from a `toolCall`/`tool_call` event, or a stored record with its outcome. */
 export interface ToolCallView {
@@ -14,10 +15,11 @@ export interface ToolCallView {
 export type ToolResultView = Pick<ToolCallView, 'toolCallId' | 'toolName' | 'output' | 'error'>;
 
 /** What a card shows as its state, and the `data-state` it carries for styles and tests. */
-type CardState = 'running' | 'done' | 'error' | 'unknown';
+type CardState = 'running' | 'awaiting' | 'done' | 'error' | 'unknown';
 
 const STATE_TEXT: Record<CardState, string> = {
   running: 'running…',
+  awaiting: 'waits for approval',
   done: 'done',
   error: 'failed',
   unknown: 'no result',
@@ -70,6 +72,7 @@ export class ToolCard {
   readonly #resultSlot: HTMLDivElement;
   #hasInput = false;
   #settled = false;
+  #approval: ApprovalPanel | undefined;
 
   constructor(call: ToolCallView) {
     const headingId = `tool-${Math.random().toString(36).slice(2, 10)}`;
@@ -111,10 +114,25 @@ export class ToolCard {
     this.#inputSlot.replaceChildren(block('tool-input', 'Input', prettyJson(input), true));
   }
 
+  /**
+   * The call waits for a person: Approve / Deny on the card (once; a call that has its outcome asks nothing).
+   * The panel's controls close when the outcome arrives, however the call was decided.
+   */
+  requestApproval(request: ApprovalView, decide: DecideApproval): void {
+    if (this.#settled || this.#approval) return;
+    if (request.input !== undefined) this.setInput(request.input);
+    this.#approval = new ApprovalPanel(request, decide, () => {
+      if (!this.#settled) this.#setState('running');
+    });
+    this.#resultSlot.before(this.#approval.element);
+    this.#setState('awaiting');
+  }
+
   /** Shows the outcome: the error when there is one, else the output. */
   settle(result: Pick<ToolCallView, 'output' | 'error'>): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#approval?.close();
     if (result.error !== undefined) {
       this.#setState('error');
       this.#resultSlot.replaceChildren(
@@ -136,6 +154,7 @@ export class ToolCard {
   abandon(): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#approval?.close();
     this.#setState('unknown');
   }
 
@@ -163,6 +182,11 @@ export class ToolCards {
       if (call.output !== undefined || call.error !== undefined) card.settle(call);
     }
     return card;
+  }
+
+  /** A call waits for a person's decision: Approve / Deny on its card (made if the call was not seen). */
+  approval(request: ApprovalView, decide: DecideApproval): void {
+    this.call(request).requestApproval(request, decide);
   }
 
   /** A call ended; a result for a call not seen gets a card of its own. */

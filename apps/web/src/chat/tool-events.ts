@@ -3,7 +3,8 @@ import type { MessageList } from './message-list';
 
 /**
  * Shows the room's tool calls as cards: each `toolCall` on its reply (by `messageId`, the reply's id), each
- * `toolResult` on its card. `onCall` hears of each call (the reply is running). Returns what stops listening.
+ * `approvalRequest` as Approve / Deny on its card, each `toolResult` on its card (which closes the request,
+ * however it was decided). `onCall` hears of each call (the reply is running). Returns what stops listening.
  */
 export function listenToolEvents(
   socket: ParleySocket,
@@ -14,11 +15,18 @@ export function listenToolEvents(
     list.toolCall(call.messageId, call.agentName, call);
     onCall?.(call.messageId, call.agentName);
   });
+  const stopRequests = socket.on('approvalRequest', (request) => {
+    list.approvalRequest(request.messageId, request.agentName, {
+      ...request,
+      replyId: request.messageId,
+    });
+  });
   const stopResults = socket.on('toolResult', (result) => {
     list.toolResult(result.messageId, result.agentName, result);
   });
   return () => {
     stopCalls();
+    stopRequests();
     stopResults();
   };
 }

@@ -36,6 +36,67 @@ describe('createParleyClient', () => {
     });
   });
 
+  it('decideApproval posts the decision; 202 gives the data, 409 CONFLICT, 404 NOT_FOUND', async () => {
+    const replyId = '1b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c';
+    const refusal = (status: number, code: string) =>
+      json({ success: false, error: { code, message: 'refused' } }, status);
+    const { fetch, requests } = stubFetch(
+      () => json({ success: true, data: { replyId, toolCallId: 'c1', status: 'denied' } }, 202),
+      () => refusal(409, 'CONFLICT'),
+      () => refusal(404, 'NOT_FOUND'),
+      () => json({ success: true, data: { replyId, toolCallId: 'c1', status: 'maybe' } }, 202),
+    );
+    const client = createParleyClient({ baseUrl: 'http://parley.test', apiKey: 'k', fetch });
+    const decision = { toolCallId: 'c1', approved: false, reason: 'not today' };
+    await expect(client.decideApproval(replyId, decision)).resolves.toEqual({
+      replyId,
+      toolCallId: 'c1',
+      status: 'denied',
+    });
+    expect(requests[0]).toMatchObject({
+      url: `http://parley.test/api/messaging/replies/${replyId}/approvals`,
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'content-type': 'application/json' },
+      body: decision,
+    });
+    const approve = () => client.decideApproval(replyId, { toolCallId: 'c1', approved: true });
+    expect(await caught(approve())).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(await caught(approve())).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(await caught(approve())).toMatchObject({ code: 'INVALID_RESPONSE' });
+    expect(requests[1]!.body).toEqual({ toolCallId: 'c1', approved: true });
+  });
+
+  it('reads a sync reply that paused for approval (202 with awaitingApproval) as an answer', async () => {
+    const replyId = '1b7f7f64-2d0a-4c52-9a2f-5d6e7f8a9b0c';
+    const waiting = {
+      replyId,
+      toolCallId: 'c1',
+      toolName: 'DEPLOY',
+      input: { target: 'prod' },
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    };
+    const { fetch } = stubFetch(() =>
+      json(
+        {
+          success: true,
+          userMessage: { id: 'm1', text: 'deploy' },
+          agentResponse: { text: '', actions: [], toolCalls: [] },
+          awaitingApproval: [waiting],
+          replyId,
+        },
+        202,
+      ),
+    );
+    const client = createParleyClient({ baseUrl: 'http://x', fetch });
+    const reply = await client.sendMessage(channelId, {
+      text: 'deploy',
+      entityId: 'u',
+      mode: 'sync',
+    });
+    expect(reply.awaitingApproval).toEqual([waiting]);
+    expect(reply.replyId).toBe(replyId);
+  });
+
   it('sends the API key and unwraps the success envelope', async () => {
     const { fetch, requests } = stubFetch(() =>
       json({ success: true, data: [{ id: 'a', name: 'Eliza' }] }),

@@ -1,6 +1,8 @@
 import {
   type AgentMessageInput,
   type AgentSummary,
+  type ApprovalDecided,
+  type ApprovalDecisionInput,
   type ChannelMessageRequestInput,
   type StoredMessage,
   type SyncModeResponse,
@@ -9,6 +11,7 @@ import {
   type WebsocketModeResponse,
   agentSummarySchema,
   apiSuccessSchema,
+  approvalDecidedSchema,
   cancelledReplySchema,
   healthSchema,
   storedMessageSchema,
@@ -77,7 +80,11 @@ export interface ParleyClient {
     message: ChannelMessage & { mode?: 'websocket' },
     options?: CallOptions,
   ): Promise<WebsocketModeResponse>;
-  /** Mode `sync`: resolves with the user message and the agent's full reply (504 `TIMEOUT` when too slow). */
+  /**
+   * Mode `sync`: resolves with the user message and the agent's full reply (504 `TIMEOUT` when too slow). A
+   * reply that paused for approval resolves too (HTTP 202) with `awaitingApproval`, the calls waiting, and
+   * `agentResponse` holding what the reply has so far: decide each with {@link ParleyClient.decideApproval}.
+   */
   sendMessage(
     channelId: string,
     message: ChannelMessage & { mode: 'sync' },
@@ -103,6 +110,18 @@ export interface ParleyClient {
     replyId: string,
     options?: CallOptions,
   ): Promise<{ replyId: string; status: 'cancelled' }>;
+  /**
+   * `POST /api/messaging/replies/{replyId}/approvals`: approves or denies one call of a reply paused for approval
+   * (an `approval_request` stream event, the socket's `approvalRequest`, a `sync` answer's `awaitingApproval`).
+   * A denial's `reason` reaches the model with the refusal. The reply goes on, under the same id, once every
+   * request of its step is decided. Rejects with `NOT_FOUND` (404) for an unknown reply or call, `CONFLICT`
+   * (409) when the call was already decided or its request expired, `BAD_REQUEST` (400) for a bad decision.
+   */
+  decideApproval(
+    replyId: string,
+    decision: ApprovalDecisionInput,
+    options?: CallOptions,
+  ): Promise<ApprovalDecided>;
   /** `GET /api/tee/status`. */
   teeStatus(options?: CallOptions): Promise<TeeStatusResponse>;
   /** `GET /api/tee/agents`; a `nonce` is bound into the list's attestation (replay protection). */
@@ -193,6 +212,17 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
           ...call,
         },
         apiSuccessSchema(cancelledReplySchema),
+      ).then((body) => body.data),
+    decideApproval: (replyId, decision, call) =>
+      requestJson(
+        config,
+        {
+          method: 'POST',
+          path: `/api/messaging/replies/${encodeURIComponent(replyId)}/approvals`,
+          body: decision,
+          ...call,
+        },
+        apiSuccessSchema(approvalDecidedSchema),
       ).then((body) => body.data),
     teeStatus: (call) =>
       requestJson(config, { path: '/api/tee/status', ...call }, teeStatusResponseSchema),

@@ -1,4 +1,5 @@
 import {
+  type ApprovalDecided,
   type ClientToServerEvents,
   SOCKET_MESSAGE_TYPE,
   type ServerToClientEvents,
@@ -10,7 +11,7 @@ import { ParleyClientError } from '../client-error';
 import { invalidResponseError } from '../rest/invalid-response-error';
 import type { ConnectionState } from './connection-state';
 import { ROOM_EVENT_SCHEMAS, type RoomEventListener, type RoomEventName } from './room-events';
-import { ackTimeoutError, toAckError } from './to-ack-error';
+import { ackTimeoutError, toAckError, toApprovalDecided } from './to-ack-error';
 
 /** Options of {@link connectSocket}. Defaults are SPEC.md's reference client settings. */
 export interface ConnectSocketOptions {
@@ -69,6 +70,18 @@ export interface ParleySocket {
    * `NOT_FOUND`, `CONFLICT` (already ended) or `FORBIDDEN` (room not joined).
    */
   cancelReply(roomId: string, replyId: string): Promise<void>;
+  /**
+   * Approves or denies a call of a reply paused for approval (`approvalRequest`) in a joined room; a denial's
+   * `reason` reaches the model. Resolves once taken; the room then hears the call's `toolResult` and the rest of
+   * the reply. Rejects with `NOT_FOUND`, `CONFLICT` (already decided or expired) or `FORBIDDEN` (room not joined).
+   */
+  decideApproval(
+    roomId: string,
+    replyId: string,
+    toolCallId: string,
+    approved: boolean,
+    reason?: string,
+  ): Promise<ApprovalDecided>;
   /** Typing indicator for a joined room; the other members get `userTyping`. */
   setTyping(roomId: string, userId: string, isTyping: boolean): void;
   /** Listens to a server event, for the rooms this client joined only. Returns the unsubscribe function. */
@@ -130,32 +143,18 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
   };
 
   /**
-   * Emits an acknowledged event with socket.io's own `timeout().emitWithAck()` (the ack is a typed part of the
+   * Emits an acknowledged event with socket.io's own `timeout().emitWithAck()` (the payload is typed by the
    * event map in core) and checks the answer against the core schema.
    */
-  async function emitWithAck<E extends 'message' | 'leaveRoom' | 'cancelReply'>(
+  async function emitWithAck<E extends Exclude<keyof ClientToServerEvents, 'typing'>>(
     event: E,
     payload: Parameters<ClientToServerEvents[E]>[0],
     what: string,
   ): Promise<Record<string, unknown>> {
     let ack: unknown;
     try {
-      const timed = socket.timeout(ackTimeout);
-      ack =
-        event === 'message'
-          ? await timed.emitWithAck(
-              'message',
-              payload as Parameters<ClientToServerEvents['message']>[0],
-            )
-          : event === 'leaveRoom'
-            ? await timed.emitWithAck(
-                'leaveRoom',
-                payload as Parameters<ClientToServerEvents['leaveRoom']>[0],
-              )
-            : await timed.emitWithAck(
-                'cancelReply',
-                payload as Parameters<ClientToServerEvents['cancelReply']>[0],
-              );
+      // socket.io cannot type an emit whose event name is a union; `payload` is typed by `E` above.
+      ack = await (socket as unknown as Socket).timeout(ackTimeout).emitWithAck(event, payload);
     } catch {
       throw ackTimeoutError(what, ackTimeout);
     }
@@ -267,6 +266,10 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
     },
     async cancelReply(roomId, replyId) {
       await emitWithAck('cancelReply', { roomId, replyId }, 'cancelReply');
+    },
+    async decideApproval(roomId, replyId, toolCallId, approved, reason) {
+      const payload = { roomId, replyId, toolCallId, approved, ...(reason ? { reason } : {}) };
+      return toApprovalDecided(await emitWithAck('decideApproval', payload, 'decideApproval'));
     },
     setTyping(roomId, userId, isTyping) {
       socket.emit('typing', { roomId, userId, isTyping });

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolResult } from '@parley/core';
+import type { RoomApprovalRequest, ToolCall, ToolResult } from '@parley/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ROOM_EVENT_SCHEMAS, type RoomEventListener } from './room-events';
 
@@ -32,5 +32,19 @@ describe('room events', () => {
     expect(ROOM_EVENT_SCHEMAS.toolCall.safeParse({ ...ids, roomId: 1, input: {} }).success).toBe(
       false,
     );
+  });
+
+  it('include approvalRequest, typed and checked against core', () => {
+    expectTypeOf<
+      Parameters<RoomEventListener<'approvalRequest'>>[0]
+    >().toEqualTypeOf<RoomApprovalRequest>();
+    const request = { ...ids, input: { target: 'prod' }, expiresAt: '2030-01-01T00:00:00.000Z' };
+    expect(ROOM_EVENT_SCHEMAS.approvalRequest.parse(request)).toEqual(request);
+    // Its room is what the client filters on; a request without its expiry is not one.
+    expect(ROOM_EVENT_SCHEMAS.approvalRequest.safeParse({ ...request, roomId: 1 }).success).toBe(
+      false,
+    );
+    const { expiresAt: _expiresAt, ...noExpiry } = request;
+    expect(ROOM_EVENT_SCHEMAS.approvalRequest.safeParse(noExpiry).success).toBe(false);
   });
 });

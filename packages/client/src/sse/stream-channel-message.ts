@@ -35,8 +35,14 @@ export interface StreamOptions {
 
 /**
  * Posts a channel message in `stream` mode and yields its typed events: `user_message`, then `chunk`s (and a
- * `tool_call` and its `tool_result` for each tool the agent calls), then `done`, after which the iteration ends. An `event: error` block becomes a thrown ParleyClientError after the
- * events before it. The request is sent when iteration starts; leaving the loop early cancels it.
+ * `tool_call` and its `tool_result` for each tool the agent calls), then `done`, after which the iteration ends.
+ * An `event: error` block becomes a thrown ParleyClientError after the events before it. The request is sent
+ * when iteration starts; leaving the loop early cancels it.
+ *
+ * A call that needs a person's approval yields an `approval_request`; the reply then pauses, for as long as the
+ * request lasts, and the stream stays open (the server's keep-alive comments hold it): no deadline applies once
+ * the headers came. Decide with `decideApproval` (REST or socket) and the iteration goes on with the call's
+ * `tool_result`, the reply's chunks and `done`.
  *
  * On a dropped connection (a network failure, or the body ending before `done`) the request is sent again
  * with `Last-Event-ID`. A Parley server answers with the events after that id (from memory while the reply
@@ -55,6 +61,8 @@ export async function* streamChannelMessage(
   const body = { ...message, mode: 'stream' };
   let lastEventId: string | undefined;
   let resumeAttempts = 0;
+  /** The calls whose `approval_request` was yielded: a resumed stream may send one again. */
+  const approvals = new Set<string>();
 
   for (;;) {
     const resumingFrom = lastEventId;
@@ -78,7 +86,7 @@ export async function* streamChannelMessage(
         }
         first = false;
         if (sse.id !== '') lastEventId = sse.id;
-        if (!event) continue;
+        if (!event || repeatsApproval(event, approvals)) continue;
         yield event;
         if (event.event === 'done') return;
       }
@@ -100,10 +108,20 @@ export async function* streamChannelMessage(
  */
 function continuesFrom(sse: SseEvent, lastEventId: string): boolean {
   if (sse.event === 'user_message' || sse.id === '') return false;
+  // An approval request does not move the position: one sent again on resuming carries the id it came after.
+  if (sse.event === 'approval_request' && sse.id === lastEventId) return true;
   const previous = Number(lastEventId);
   const next = Number(sse.id);
   if (Number.isInteger(previous) && Number.isInteger(next)) return next > previous;
   return sse.id !== lastEventId;
+}
+
+/** Whether `event` is an `approval_request` already yielded (and records the ones that are not). */
+function repeatsApproval(event: ChannelStreamEvent, yielded: Set<string>): boolean {
+  if (event.event !== 'approval_request') return false;
+  if (yielded.has(event.data.toolCallId)) return true;
+  yielded.add(event.data.toolCallId);
+  return false;
 }
 
 /** Sends the request and checks the answer is an event stream; the deadline covers the headers only. */
