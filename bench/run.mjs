@@ -20,6 +20,8 @@ import socketReply from './scenarios/socket-reply.mjs';
 import { submit, submitPostgres } from './scenarios/submit.mjs';
 import sync from './scenarios/sync.mjs';
 import toolReply from './scenarios/tool-reply.mjs';
+import tracing from './scenarios/tracing.mjs';
+import approvalReply from './scenarios/approval-reply.mjs';
 
 const SCENARIOS = [
   sync,
@@ -34,6 +36,8 @@ const SCENARIOS = [
   memory,
   extractors,
   toolReply,
+  tracing,
+  approvalReply,
 ];
 
 const USAGE = `usage: node bench/run.mjs [scenario…] [options]

@@ -19,6 +19,18 @@ export const echoAction = defineAction({
   }),
 });
 
+/**
+ * The `approval-reply` scenario's ECHO: the same action, but a call made for a message whose metadata says
+ * `approve` waits for a person's approval.
+ */
+export const approvalEchoPlugin = definePlugin({
+  name: 'bench-echo-approval',
+  description: 'An ECHO action that needs approval for some messages',
+  actions: [
+    { ...echoAction, needsApproval: (_input, message) => message.metadata?.approve === true },
+  ],
+});
+
 export const echoPlugin = definePlugin({
   name: 'bench-echo',
   description: 'An ECHO action for the bench',

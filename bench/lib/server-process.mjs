@@ -4,13 +4,30 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { writeHeapSnapshot } from 'node:v8';
-import { createLogger, createOpenAICompatibleModel, createServer } from '@parley/server';
+import {
+  createLogger,
+  createOpenAICompatibleModel,
+  createServer,
+  startTracing,
+} from '@parley/server';
 import { childConfig } from './child.mjs';
 
-const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [] } = childConfig();
+const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [], tracing } = childConfig();
+// `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario).
+const traces = tracing
+  ? startTracing({
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: tracing,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_TRACES_SAMPLER: 'always_on',
+    })
+  : undefined;
 // Plugins by name (a child's config is JSON): `echo` is the `tool-reply` scenario's ECHO action.
 const plugins = [];
 if (pluginNames.includes('echo')) plugins.push((await import('./echo-plugin.mjs')).echoPlugin);
+if (pluginNames.includes('echo-approval')) {
+  plugins.push((await import('./echo-plugin.mjs')).approvalEchoPlugin);
+}
 
 // Database statements, counted at the pg driver the server uses (each is one round trip to PostgreSQL), by the
 // statement's first words, so a scenario can print statements per reply and which they are.
@@ -46,6 +63,7 @@ const server = createServer({
   // The bench is one client address generating the load of many: per-address limits would measure themselves.
   rateLimit: false,
   socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
+  ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
 });
 const { url } = await server.start();
 

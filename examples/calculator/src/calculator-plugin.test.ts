@@ -51,6 +51,34 @@ describe('the calculator plugin', () => {
     });
   });
 
+  it('FORGET_CALCULATIONS waits for a person: the reply pauses, and goes on once approved', async () => {
+    const channelId = crypto.randomUUID();
+    await server.callAction('CALCULATE', { expression: '2 + 2' }, { channelId });
+    const asked = await fetch(`${server.url}/api/messaging/channels/${channelId}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'run FORGET_CALCULATIONS', entityId: 'user-1', mode: 'sync' }),
+    });
+    expect(asked.status).toBe(202);
+    const paused = (await asked.json()) as {
+      replyId: string;
+      awaitingApproval: { toolCallId: string; toolName: string }[];
+    };
+    expect(paused.awaitingApproval.map((request) => request.toolName)).toEqual([
+      'FORGET_CALCULATIONS',
+    ]);
+    const decided = await fetch(`${server.url}/api/messaging/replies/${paused.replyId}/approvals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ toolCallId: paused.awaitingApproval[0]!.toolCallId, approved: true }),
+    });
+    expect(decided.status).toBe(202);
+    const events = await (
+      await fetch(`${server.url}/api/messaging/replies/${paused.replyId}/events`)
+    ).text();
+    expect(events).toContain('The last calculation is forgotten.');
+  });
+
   it('the provider tells the model the last result of the channel', async () => {
     const channelId = crypto.randomUUID();
     await server.callAction('CALCULATE', { expression: '2 + 2' }, { channelId });

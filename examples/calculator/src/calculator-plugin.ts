@@ -50,6 +50,23 @@ export const calculateAction = defineAction<{ expression: string }>({
   },
 });
 
+/**
+ * `FORGET_CALCULATIONS`: forgets the channel's last result. It changes what the agent knows, so a person approves
+ * each call first (`needsApproval`): the reply pauses until someone decides.
+ */
+export const forgetCalculationsAction = defineAction({
+  name: 'FORGET_CALCULATIONS',
+  description: "Forgets this conversation's last calculation.",
+  needsApproval: true,
+  handler: (_runtime, message) => {
+    const had = lastResults.delete(message.roomId);
+    return {
+      success: true,
+      text: had ? 'The last calculation is forgotten.' : 'There was nothing to forget.',
+    };
+  },
+});
+
 /** `LAST_CALCULATION`: tells the model the channel's last result, so a follow-up can build on it. */
 export const lastCalculationProvider = defineProvider({
   name: 'LAST_CALCULATION',
@@ -65,10 +82,10 @@ export const lastCalculationProvider = defineProvider({
   },
 });
 
-/** The calculator plugin: an action and a provider, no routes. */
+/** The calculator plugin: two actions (one that needs a person's approval) and a provider, no routes. */
 export const calculatorPlugin = definePlugin({
   name: 'calculator',
   description: 'A CALCULATE action agents call as a tool, and the last result as context',
-  actions: [calculateAction],
+  actions: [calculateAction, forgetCalculationsAction],
   providers: [lastCalculationProvider],
 });

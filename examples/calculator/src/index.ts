@@ -6,6 +6,7 @@ export {
   calculateAction,
   calculatorPlugin,
   calculatorPlugin as default,
+  forgetCalculationsAction,
   lastCalculationProvider,
 } from './calculator-plugin';
 export { evaluate, MAX_EXPRESSION } from './evaluate';

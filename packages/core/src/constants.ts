@@ -12,6 +12,8 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/server',
   '/api/webhooks',
   '/socket.io',
+  // The agents, served as MCP tools over Streamable HTTP.
+  '/mcp',
 ] as const;
 
 /**

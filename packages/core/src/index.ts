@@ -9,6 +9,7 @@ export * from './socket/events';
 export * from './socket/event-schemas';
 export * from './schemas/common';
 export * from './schemas/tool-calls';
+export * from './schemas/approvals';
 export * from './schemas/agent-message';
 export * from './schemas/channel-message';
 export * from './schemas/stream-events';

@@ -17,12 +17,16 @@ import { warnIfExposedWithoutToken } from './guards/exposure-warning';
 import { observingReplies } from './metrics/observe-reply';
 import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
+import { mcpRoutes } from './mcp/server/mcp-routes';
+import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
+import { mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
 import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
 import { roomDelivery } from './messaging/deliver-to-room';
 import { MessagingService, type ReplyLimits } from './messaging/messaging-service';
+import { ApprovalStore } from './storage/approval-store';
 import { serveReplyPeers } from './socket/reply-peers';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
@@ -47,6 +51,7 @@ import { serveSocketProtocol } from './socket/socket-protocol';
 import { createDatabase, type DatabaseLocation } from './storage/create-database';
 import { AgentComponentStore } from './storage/agent-component-store';
 import { IdempotencyStore } from './storage/idempotency-store';
+import { IdempotencySweep } from './messaging/idempotency-sweep';
 import { MessageStore } from './storage/message-store';
 import {
   createDatabaseTeeAgentStore,
@@ -57,6 +62,9 @@ import {
 } from './tee';
 import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
+import { SERVER_PACKAGE_VERSION } from './api-docs/package-version';
+import { capturesMessageContent, createReplyTelemetry, ensureContextManager } from './tracing';
+import type { TracerProvider } from '@opentelemetry/api';
 
 /** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
 export interface ServerOptions {
@@ -99,6 +107,13 @@ export interface ServerOptions {
   replyLimits?: Partial<ReplyLimits>;
   /** Bounds of each reply's loop of model and tool calls (see `DEFAULTS.agentLoop`); characters may override. */
   agentLoop?: Partial<AgentLoopLimits>;
+  /** Replies that wait for a person's approval: how long a request waits, how often they are swept. */
+  approvals?: Partial<Record<keyof typeof DEFAULTS.approvals, number>>;
+  /**
+   * `Idempotency-Key`: how long a key is kept (default 24 h), how long a keyed reply is held by its process
+   * before a retry takes it over, how often and how many expired keys each process removes.
+   */
+  idempotency?: Partial<Record<keyof typeof DEFAULTS.idempotency, number>>;
   /** Largest socket transport frame in bytes; larger frames close the connection (default 1 MiB). */
   socketMaxPayloadBytes?: number;
   /** Largest socket `message` payload in bytes of JSON, answered with an error (default 64 KiB). */
@@ -146,6 +161,19 @@ export interface ServerOptions {
   trustProxy?: TrustProxy;
   /** Outbound webhooks: retry schedule, private targets allowed, deadlines (see {@link WebhookOptions}). */
   webhooks?: WebhookOptions;
+  /** The MCP servers characters name (`settings.mcp`): call deadline, reconnect backoff… (see `DEFAULTS.mcp`). */
+  mcp?: Partial<McpClientLimits>;
+  /**
+   * Where spans go: a span per HTTP request (continuing an incoming `traceparent`), `invoke_agent` per reply,
+   * `chat` per model call, `execute_tool` per tool call. Default: none (tracing off, nothing started). The app
+   * passes the OpenTelemetry SDK's when `OTEL_TRACES_EXPORTER` is set (`startTracing`); tests pass their own.
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * Message contents, tool arguments and results on spans (default: `env`'s
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`).
+   */
+  captureMessageContent?: boolean;
 }
 
 /** A running (or ready-to-run) Parley server. */
@@ -173,6 +201,13 @@ export interface ParleyServer {
   stop(): Promise<void>;
 }
 
+/** The server's tracer, on a provider given (and the active span then follows async work); none without. */
+function tracerOf(provider: TracerProvider | undefined) {
+  if (!provider) return undefined;
+  ensureContextManager();
+  return provider.getTracer('@parley/server', SERVER_PACKAGE_VERSION);
+}
+
 function trustProxyOf(options: ServerOptions): TrustProxy {
   return (
     options.trustProxy ?? (options.rateLimit ? options.rateLimit.trustProxy : undefined) ?? false
@@ -198,12 +233,18 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   let serverUrl = defaultServerUrl(port);
 
   const profiles = createAgentProfiles(options.characters ?? []);
+  // The MCP servers characters name: a bad `settings.mcp` is refused here, before anything is opened.
+  const mcpServers = profiles.list().map((profile) => mcpServersOf(profile.character));
   const location = options.database ?? { kind: 'pglite', dataDir: DEFAULTS.dataDir };
   const database = createDatabase(location);
   // Processes sharing a PostgreSQL database share its channels: one order per channel across all of them.
   const sequencer =
     location.kind === 'postgres'
-      ? new PostgresChannelSequencer({ connectionString: location.url, logger })
+      ? new PostgresChannelSequencer({
+          connectionString: location.url,
+          logger,
+          queryTimeoutMs: database.deadlineMs,
+        })
       : undefined;
   // One process owns an embedded database, so what it wrote can be remembered; with PostgreSQL another process
   // may write too.
@@ -211,6 +252,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const store = new MessageStore(database.db, {
     sync: () => database.sync(),
     recentCache: singleWriter ? 20 : 0,
+    deadlineMs: database.deadlineMs,
   });
   const io = createSocketServer({
     logger,
@@ -240,8 +282,22 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   // Built before the messaging service it answers for: a cancel sent to this process reaches the one running it.
   const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
   const model = options.model ?? createElizaModel();
+  const tracer = tracerOf(options.tracerProvider);
+  const telemetry = createReplyTelemetry({
+    tracer,
+    metrics: options.metrics,
+    modelName: model.name,
+    captureContent: options.captureMessageContent ?? capturesMessageContent(env),
+  });
   const serverSecrets = serverSecretsOf(env, options.authToken);
   const agentLoop: AgentLoopLimits = { ...DEFAULTS.agentLoop, ...options.agentLoop };
+  const idempotencyLimits = { ...DEFAULTS.idempotency, ...options.idempotency };
+  const idempotencyStore = new IdempotencyStore(database.db, {
+    ...idempotencyLimits,
+    sync: () => database.sync(),
+    exclusive: singleWriter,
+  });
+  const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
@@ -253,7 +309,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       ...(options.metrics ? [observingReplies(options.metrics)] : []),
       webhooks.failedReplies,
     ],
-    idempotency: new IdempotencyStore(database.db, () => database.sync()),
+    idempotency: idempotencyStore,
     limits: options.replyLimits,
     sequencer,
     peers,
@@ -261,6 +317,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     abilitiesOf: (agentId) => agents.find(agentId)?.abilities,
     loopLimits: agentLoop,
     serverSecrets,
+    approvals: {
+      ...options.approvals,
+      store: new ApprovalStore(database.db, () => database.sync()),
+    },
+    telemetry,
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },
@@ -294,6 +355,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         components,
       }),
   );
+  const mcpClients = new McpClients(
+    agents.list().map((agent, index) => ({ agent, servers: mcpServers[index] ?? [] })),
+    { ...DEFAULTS.mcp, ...options.mcp },
+    logger,
+  );
   const tee = createTeeService({
     config: options.tee ?? TEE_OFF,
     logger,
@@ -324,6 +390,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     allowedOrigins: options.allowedOrigins,
     rateLimit: options.rateLimit,
     trustProxy: trustProxyOf(options),
+    tracer,
   });
   app.route(
     '/',
@@ -333,6 +400,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
         roomsProbe(() => socketServerRooms(io)),
         // A stopping server takes no new traffic: load balancers move it elsewhere during the drain.
         () => Promise.resolve({ name: 'accepting', ok: !lifecycle.draining }),
+        ...(mcpClients.configured ? [mcpClients.readinessProbe()] : []),
       ],
     }),
   );
@@ -345,6 +413,14 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     }),
   );
   app.route('/', webhooks.routes);
+  app.route(
+    '/',
+    mcpRoutes({
+      agents: profiles.list(),
+      messaging,
+      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+    }),
+  );
   let pluginEntries: readonly PluginRouteEntry[] = [];
   app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
 
@@ -381,12 +457,16 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       await sequencer?.start();
       await socketServerReady(io);
       await mountPlugins();
+      // After the plugins: an MCP tool whose name a plugin's action has is namespaced.
+      await mcpClients.start();
       await tee.register(profiles.summaries().map(({ id, name }) => ({ agentId: id, name })));
     },
     afterListen(url) {
       serverUrl = url;
       scheduler.start();
       webhooks.dispatcher.start();
+      messaging.pausedReplies?.start();
+      idempotencySweep.start();
       logger.info({ url, agents: profiles.summaries() }, 'server listening');
       warnIfExposedWithoutToken(logger, { host, authToken: options.authToken });
     },
@@ -394,8 +474,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     async afterClose() {
       messaging.abortReplies();
       await Promise.all(agents.list().map((agent) => agent.stopServices()));
+      await mcpClients.close();
       await tee.close();
       await scheduler.stop();
+      await messaging.pausedReplies?.stop();
+      await idempotencySweep.stop();
       await webhooks.close();
       await sequencer?.close();
       await store.flushed();

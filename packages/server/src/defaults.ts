@@ -87,6 +87,42 @@ export const DEFAULTS = {
     /** All evaluators of one reply, together. */
     evaluatorTimeoutMs: 30_000,
   },
+  /** `APPROVAL_TIMEOUT_MS`, `approvals`: replies that wait for a person to approve an action call. */
+  approvals: {
+    /** How long a request waits for a decision; then the call is refused and the model told so. */
+    timeoutMs: 3_600_000,
+    /** How often each process expires requests and takes on replies ready to go on. */
+    sweepMs: 1_000,
+    /** How long a process holds a reply it continues before another may take it over (renewed meanwhile). */
+    leaseMs: 30_000,
+    /** How often a client following a reply that goes on in another process looks for its progress. */
+    followPollMs: 250,
+  },
+  /** `IDEMPOTENCY_KEY_TTL_MS`, `idempotency`: what `Idempotency-Key` keeps, and for how long. */
+  idempotency: {
+    /** How long a key is kept after its first use (Stripe's 24 h); past it, the key is new again and removed. */
+    keyTtlMs: 86_400_000,
+    /** How long a process holds a keyed reply it produces before a retry may take it over (renewed meanwhile). */
+    replyLeaseMs: 30_000,
+    /** How often each process removes keys past the window. */
+    sweepMs: 10_000,
+    /** The most keys one removal takes. */
+    sweepBatch: 1_000,
+  },
+  /** `MCP_CALL_TIMEOUT_MS`, `mcp`: the tools of the MCP servers characters name (`settings.mcp`). */
+  mcp: {
+    /** One MCP tool call's deadline unless the server or the character sets one. */
+    callTimeoutMs: 30_000,
+    /** Connecting to a server (spawn, initialize, list tools), a listing and a ping: each within this. */
+    connectTimeoutMs: 10_000,
+    /** A server that is down is retried after this, then twice as long each time, up to `reconnectMaxMs`. */
+    reconnectMinMs: 1_000,
+    reconnectMaxMs: 60_000,
+    /** How often a connected server is pinged; one that does not answer is down. */
+    pingMs: 30_000,
+    /** Most tools taken from one server. */
+    maxTools: 128,
+  },
   /** `WEBHOOK_*`, `webhooks`: outbound webhooks. */
   webhooks: {
     /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h: Svix's schedule, about 18 hours over seven attempts. */
@@ -95,6 +131,8 @@ export const DEFAULTS = {
     pollMs: 250,
     maxInFlight: 16,
     perSubscription: 4,
+    /** After this, an attempt waits on its slow receiver without holding one of the `maxInFlight` slots. */
+    slowAfterMs: 1_000,
     maxSubscriptions: 100,
   },
 } as const;

@@ -11,13 +11,14 @@ import {
   checkRedis,
   checkTee,
 } from './doctor-checks';
+import { checkMcp } from './doctor-mcp';
 
 /** No check waits longer than this (each has a shorter deadline of its own); doctor always finishes. */
 const CHECK_TIMEOUT_MS = 20_000;
 
 /**
  * `parley doctor`: checks the configuration and what it points at — settings, port, host, database, TEE, salt,
- * plugins and routes, model, Redis — printing one line per check with a fix for each problem. Resolves with the
+ * plugins and routes, model, Redis, the characters' MCP servers — printing one line per check with a fix for each problem. Resolves with the
  * exit code: 1 when a check failed, else 0.
  *
  * Every check is read-only, so doctor runs beside a running server: the port and the embedded database's
@@ -67,6 +68,7 @@ export async function runDoctor(argv: readonly string[]): Promise<number> {
   await run('TEE', () => checkTee(config));
   await run('PLUGINS', () => checkPlugins(config, built));
   await run('model', () => checkModel(config));
+  await run('MCP', () => checkMcp(config));
   const failed = results.filter((result) => result.status === 'fail').length;
   process.stdout.write(
     failed === 0

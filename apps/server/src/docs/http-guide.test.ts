@@ -64,6 +64,7 @@ describe('docs/http-guide.md', () => {
       '/api/tee/agents',
       '/api/openapi.json',
       '/api/asyncapi.json',
+      '/mcp',
       '/webhook',
       '/secure/webhook',
       '/send-agent-message',

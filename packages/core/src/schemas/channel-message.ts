@@ -8,6 +8,7 @@ import {
   uuidSchema,
 } from './common';
 import { toolCallRecordsSchema } from './tool-calls';
+import { approvalRequestSchema } from './approvals';
 
 /** How the caller of the channel messages endpoint receives the agent's reply. */
 export const deliveryModeSchema = z.enum(['websocket', 'stream', 'sync']);
@@ -73,9 +74,14 @@ export const websocketModeResponseSchema = z.object({
   replyId: z.string().optional(),
 });
 
-/** Response of mode `sync`: the user message and the agent's full reply. */
+/**
+ * Response of mode `sync`: the user message and the agent's full reply. A reply that paused for approval answers
+ * 202 with `awaitingApproval` (the calls waiting, non-empty) and `agentResponse` holding what the reply has so far;
+ * it goes on once they are decided (read it with `GET /api/messaging/replies/{replyId}/events`).
+ */
 export const syncModeResponseSchema = websocketModeResponseSchema.extend({
   agentResponse: agentResponseSchema,
+  awaitingApproval: z.array(approvalRequestSchema).optional(),
 });
 
 /** @see websocketModeResponseSchema */

@@ -12,6 +12,7 @@ import {
 import { isReservedUuid } from '../ids/reserved-uuid';
 import { ifBusySchema } from './channel-message';
 import { toolCallIdSchema, toolErrorSchema, toolJsonSchema, toolNameSchema } from './tool-calls';
+import { approvalDecisionSchema } from './approvals';
 
 /**
  * `roomId`, or its newer name `channelId` ("a room and a channel are the same thing"): either is accepted;
@@ -93,6 +94,20 @@ export const cancelReplyPayloadSchema = z
 
 /** @see cancelReplyPayloadSchema */
 export type CancelReplyPayload = z.input<typeof cancelReplyPayloadSchema>;
+
+/**
+ * Payload of the `decideApproval` event: approves or denies one call of a paused reply in a room this connection
+ * joined. The ack is `{ status: 'ok', roomId, replyId, toolCallId, decision }` when the decision was taken, else an error (NOT_FOUND, CONFLICT
+ * when already decided or expired, FORBIDDEN for a room not joined).
+ */
+export const decideApprovalPayloadSchema = z
+  .object({ replyId: uuidSchema, ...approvalDecisionSchema.shape, ...roomReference })
+  .strict()
+  .superRefine(checkRoom)
+  .transform(toRoom);
+
+/** @see decideApprovalPayloadSchema */
+export type DecideApprovalPayload = z.input<typeof decideApprovalPayloadSchema>;
 
 /** @see roomJoiningPayloadSchema */
 export type RoomJoiningPayload = z.output<typeof roomJoiningPayloadSchema>;
@@ -190,6 +205,19 @@ export const toolResultSchema = z.object({
 
 /** @see toolResultSchema */
 export type ToolResult = z.infer<typeof toolResultSchema>;
+
+/**
+ * `approvalRequest`: a running reply called an action that needs a person's approval, and pauses until it is
+ * decided (`decideApproval`, or REST) or expires at `expiresAt`; its `toolResult` follows the decision.
+ */
+export const roomApprovalRequestSchema = z.object({
+  ...toolEventFields,
+  input: toolJsonSchema,
+  expiresAt: z.string(),
+});
+
+/** @see roomApprovalRequestSchema */
+export type RoomApprovalRequest = z.infer<typeof roomApprovalRequestSchema>;
 
 /** `messageComplete`: processing of a message ended, with or without a reply. */
 export const messageCompleteSchema = z.object({

@@ -6,6 +6,7 @@ import {
   toolJsonSchema,
   toolNameSchema,
 } from './tool-calls';
+import { approvalRequestSchema } from './approvals';
 
 /** `user_message` stream event: the stored user message, and the id of the reply that answers it. */
 export const userMessageEventSchema = z.object({
@@ -41,6 +42,13 @@ export const toolResultEventSchema = z.union([
 ]);
 
 /**
+ * `approval_request` stream event: the agent called an action that needs a person's approval; the reply pauses
+ * (the channel is free meanwhile) and goes on, under the same reply id, once each request of the step is decided
+ * (`POST /api/messaging/replies/{replyId}/approvals`) or expired. The stream stays open and follows it.
+ */
+export const approvalRequestEventSchema = approvalRequestSchema;
+
+/**
  * `done` stream event: the full reply. `actions` names the actions that ran, in call order, then `REPLY` when
  * the reply has text; `toolCalls` the calls with their outcomes (empty when there were none; a server older than
  * tool calls leaves it out, read as empty).
@@ -71,6 +79,7 @@ export const streamEventSchemas = {
   chunk: chunkEventSchema,
   tool_call: toolCallEventSchema,
   tool_result: toolResultEventSchema,
+  approval_request: approvalRequestEventSchema,
   done: doneEventSchema,
   error: errorEventSchema,
   gap: gapEventSchema,

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { uuidSchema } from './common';
 
 /** The events an outbound webhook can be subscribed to. */
-export const WEBHOOK_EVENT_TYPES = ['message.created', 'reply.completed', 'reply.failed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'message.created',
+  'reply.completed',
+  'reply.failed',
+  'reply.awaiting_approval',
+] as const;
 
 /** An outbound webhook event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

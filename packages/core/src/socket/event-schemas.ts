@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  roomApprovalRequestSchema,
   connectionEstablishedSchema,
   controlMessageSchema,
   messageBroadcastSchema,
@@ -23,6 +24,7 @@ export const SERVER_EVENT_SCHEMAS = {
   messageStreamChunk: messageStreamChunkSchema,
   toolCall: toolCallSchema,
   toolResult: toolResultSchema,
+  approvalRequest: roomApprovalRequestSchema,
   messageComplete: messageCompleteSchema,
   messageError: messageErrorSchema,
   controlMessage: controlMessageSchema,

@@ -7,6 +7,8 @@ import type {
   MessageStreamChunk,
   PresenceEvent,
   CancelReplyPayload,
+  DecideApprovalPayload,
+  RoomApprovalRequest,
   SocketAck,
   SocketEnvelope,
   ToolCall,
@@ -36,6 +38,11 @@ export interface ClientToServerEvents {
    * CANCELLED. The ack answers `ok`, or an error (NOT_FOUND, CONFLICT when it already ended, FORBIDDEN).
    */
   cancelReply: (payload: CancelReplyPayload, ack: (response: SocketAck) => void) => void;
+  /**
+   * Approves or denies a call of a paused reply in a room this connection joined. The ack answers `ok`, or an
+   * error (NOT_FOUND, CONFLICT when already decided or expired, FORBIDDEN).
+   */
+  decideApproval: (payload: DecideApprovalPayload, ack: (response: SocketAck) => void) => void;
 }
 
 /** Events the server emits to clients. */
@@ -46,6 +53,8 @@ export interface ServerToClientEvents {
   toolCall: (payload: ToolCall) => void;
   /** The outcome of a `toolCall`: `output`, or `error`. */
   toolResult: (payload: ToolResult) => void;
+  /** A running reply waits for a person to approve or deny a call. */
+  approvalRequest: (payload: RoomApprovalRequest) => void;
   messageComplete: (payload: MessageComplete) => void;
   messageError: (payload: MessageError) => void;
   controlMessage: (payload: ControlMessage) => void;

@@ -131,7 +131,19 @@ export interface Action<Params = Record<string, unknown>> {
   ) => Promise<ActionHandlerReturn> | ActionHandlerReturn;
   /** Longest run of one call, in ms (default: the server's tool deadline); then the model is told it timed out. */
   timeoutMs?: number;
+  /**
+   * Whether a person must approve a call before it runs: `true`, or a function of the call's checked input and the
+   * message being answered (a function that throws counts as `true`). The reply pauses with an `approval_request`
+   * part until the call is approved, denied or the request expires; a denial reaches the model as the call's result.
+   */
+  needsApproval?: boolean | NeedsApproval<Params>;
 }
+
+/** Decides per call whether it needs a person's approval. */
+export type NeedsApproval<Params = Record<string, unknown>> = (
+  input: Params,
+  message: Memory,
+) => boolean | Promise<boolean>;
 
 /** What a provider gives (elizaOS `ProviderResult`). */
 export interface ProviderResult {

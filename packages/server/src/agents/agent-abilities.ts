@@ -69,6 +69,18 @@ export class AgentAbilities {
     }
   }
 
+  /**
+   * Removes the action offered as `toolName` (an MCP tool its server no longer lists); replies already running
+   * keep the list they were offered. Whether there was one.
+   */
+  removeAction(toolName: string): boolean {
+    const entry = this.#actions.get(toolName);
+    if (!entry) return false;
+    this.#actions.delete(toolName);
+    for (const [key, value] of this.#byName) if (value === entry) this.#byName.delete(key);
+    return true;
+  }
+
   addProvider(provider: Provider, runtime: AgentRuntime, pluginName: string): void {
     if (typeof provider?.name !== 'string' || typeof provider.get !== 'function') {
       throw new ConfigError(`plugin "${pluginName}": a provider needs a name and a get function`);

@@ -4,6 +4,7 @@ import { ifBusySchema, toValidationIssues, uuidSchema } from '@parley/core';
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
+import { checkMcpSettings } from '../mcp/client/mcp-settings';
 
 const stringOrList = z.union([z.string(), z.array(z.string())]);
 
@@ -50,6 +51,8 @@ export const characterSchema = z.looseObject({
           !Array.isArray(settings.secrets)),
       { message: 'must be an object of secret settings', path: ['secrets'] },
     )
+    // Parley: the MCP servers whose tools the agent gets (elizaOS plugin-mcp's shape).
+    .superRefine((settings, context) => checkMcpSettings(settings.mcp, context))
     .optional(),
   secrets: z.record(z.string(), z.unknown()).optional(),
   plugins: z.array(z.string()).optional(),

@@ -150,6 +150,17 @@ function validBodies(operation: Operation, ids: KnownIds): { type: string; body:
       return ['sync', 'websocket', 'stream'].map((mode) =>
         json({ text: 'probe', entityId: 'probe', mode }),
       );
+    case 'POST /mcp':
+      // The default agent Eliza is the tool `Eliza`; the call goes to the known channel.
+      return [
+        json({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        json({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'Eliza', arguments: { message: 'probe', channelId: ids.channelId } },
+        }),
+      ];
     default:
       if (operation.bodyTypes.length === 0) return [];
       if (!operation.bodyTypes.includes('application/json')) {
@@ -198,6 +209,11 @@ const freshValue = (parameter: Parameter): string =>
 const AUTH = { 'x-api-key': TOKEN };
 
 /** Requests an operation is meant to take: on the known ids, and on fresh ones (each body its own). */
+/** The `Accept` an operation needs besides the default: `/mcp` answers 406 without both of its types. */
+function acceptOf(operation: Operation): Record<string, string> {
+  return operation.template === '/mcp' ? { accept: 'application/json, text/event-stream' } : {};
+}
+
 function validProbes(operation: Operation, ids: KnownIds): Probe[] {
   const bodies = validBodies(operation, ids);
   const fills: [string, (parameter: Parameter) => string][] = [
@@ -210,7 +226,7 @@ function validProbes(operation: Operation, ids: KnownIds): Probe[] {
       : bodies.map(({ type, body }) => ({
           name: `${name} ${body.slice(0, 60)}`,
           path: pathOf(operation, fill),
-          headers: { ...AUTH, 'content-type': type },
+          headers: { ...AUTH, 'content-type': type, ...acceptOf(operation) },
           body,
         })),
   );

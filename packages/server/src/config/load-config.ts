@@ -175,10 +175,13 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
       providerTimeoutMs: config.settings.PROVIDER_TIMEOUT_MS,
       evaluatorTimeoutMs: config.settings.EVALUATOR_TIMEOUT_MS,
     },
+    approvals: { timeoutMs: config.settings.APPROVAL_TIMEOUT_MS },
+    idempotency: { keyTtlMs: config.settings.IDEMPOTENCY_KEY_TTL_MS },
     webhooks: {
       retryDelaysMs: config.settings.WEBHOOK_RETRY_DELAYS,
       privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,
       timeoutMs: config.settings.WEBHOOK_TIMEOUT_MS,
     },
+    mcp: { callTimeoutMs: config.settings.MCP_CALL_TIMEOUT_MS },
   };
 }

@@ -95,6 +95,8 @@ export const agentLoopSettingsSchema = z.object({
   TOOL_RESULT_LIMIT: loopBound('toolResultLimit'),
   PROVIDER_TIMEOUT_MS: loopBound('providerTimeoutMs'),
   EVALUATOR_TIMEOUT_MS: loopBound('evaluatorTimeoutMs'),
+  /** How long an action call waits for a person's approval before it is refused (1 s to 30 days). */
+  APPROVAL_TIMEOUT_MS: wholeNumber(DEFAULTS.approvals.timeoutMs, 1_000, 30 * 24 * 3_600_000),
 });
 
 function loopBound(key: keyof typeof LOOP_SETTINGS) {
@@ -124,6 +126,10 @@ export const serverSettingsSchema = z.object({
     error: 'must be comma-separated host names, addresses or CIDR ranges',
   }),
   WEBHOOK_TIMEOUT_MS: wholeNumber(DEFAULTS.webhooks.timeoutMs, 1, 120_000),
+  /** How long an `Idempotency-Key` is kept after its first use (1 s to 30 days); past it, it is new again. */
+  IDEMPOTENCY_KEY_TTL_MS: wholeNumber(DEFAULTS.idempotency.keyTtlMs, 1_000, 30 * 86_400_000),
+  /** An MCP tool call's deadline when the character's `settings.mcp` sets none (1 ms to 10 min). */
+  MCP_CALL_TIMEOUT_MS: wholeNumber(DEFAULTS.mcp.callTimeoutMs, 1, 600_000),
 });
 
 /**

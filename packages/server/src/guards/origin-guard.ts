@@ -9,7 +9,17 @@ import { isLoopbackHost } from './host-allow-list';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Request headers a browser page on an allowed origin may send. */
-const ALLOWED_HEADERS = ['content-type', 'x-api-key', 'idempotency-key', 'last-event-id', 'accept'];
+const ALLOWED_HEADERS = [
+  'content-type',
+  'x-api-key',
+  'idempotency-key',
+  'last-event-id',
+  'accept',
+  // What an MCP client sends to `/mcp`: its token as a bearer, its session and protocol version.
+  'authorization',
+  'mcp-session-id',
+  'mcp-protocol-version',
+];
 
 /**
  * Whether a browser origin may use the REST interface: its own origin (the Host it called), a loopback origin
@@ -44,7 +54,7 @@ export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEn
     origin: (origin, c) => (isAllowedOrigin(origin, c.req.url, allowed) ? origin : null),
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowHeaders: ALLOWED_HEADERS,
-    exposeHeaders: ['retry-after', 'x-request-id'],
+    exposeHeaders: ['retry-after', 'x-request-id', 'mcp-session-id'],
     maxAge: 600,
   });
   return async (c, next) => {

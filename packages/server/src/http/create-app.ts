@@ -1,4 +1,5 @@
 import { ParleyError, RESERVED_PATH_PREFIXES } from '@parley/core';
+import type { Tracer } from '@opentelemetry/api';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
@@ -15,10 +16,14 @@ import { rateLimit, type RateLimitOptions } from '../guards/rate-limit';
 import { DOCS_PATH } from '../api-docs/docs-page';
 import { requestLog, type RequestLogOptions } from './request-log';
 import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
+import { httpTracing } from '../tracing/http-tracing';
+
+/** The path of the MCP endpoint: the agents served as tools over Streamable HTTP. */
+export const MCP_PATH = '/mcp';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions extends RequestLogOptions {
-  /** When set, the built-in endpoints require `x-api-key` equal to it. */
+  /** When set, the built-in endpoints require `x-api-key` equal to it (`/mcp` also `Authorization: Bearer`). */
   authToken?: string;
   /** Maximum JSON body size in bytes. */
   bodyLimit: number;
@@ -45,6 +50,8 @@ export interface HttpAppOptions extends RequestLogOptions {
   rateLimit?: RateLimitOptions | false;
   /** Which proxies' `X-Forwarded-For` names the client (default: `rateLimit.trustProxy`, else none). */
   trustProxy?: TrustProxy;
+  /** Where each request's SERVER span goes (continuing an incoming `traceparent`); absent: no spans. */
+  tracer?: Tracer;
 }
 
 export { apiKeyAuth } from '../guards/api-key';
@@ -69,6 +76,11 @@ export function limitBody(limit: number): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** Whether a path is the MCP endpoint's (`/mcp`). */
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
+}
+
 /** Whether a path belongs to a built-in endpoint (as opposed to a plugin route). */
 export function isBuiltInPath(path: string): boolean {
   return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -88,6 +100,8 @@ function onBuiltInPaths(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandle
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  // First: the request's log line and everything the request starts belong to its span.
+  if (options.tracer) app.use(httpTracing(options.tracer));
   app.use(requestId());
   app.use(requestLog(options));
 
@@ -111,14 +125,24 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     app.use((c, next) => {
       const path = c.req.path;
       if (!isBuiltInPath(path)) return plugins(c, next);
-      if (path.startsWith('/api/messaging/')) return messaging(c, next);
+      // MCP tool calls are conversations too: they share the messaging budget.
+      if (path.startsWith('/api/messaging/') || isMcpPath(path)) return messaging(c, next);
       // Health stays free for load balancers and probes: it touches nothing.
       return path === HEALTH_PATH ? next() : builtIn(c, next);
     });
   }
   app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
   const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
-  if (auth) app.use(onBuiltInPaths((c, next) => (isOpenPath(c.req.path) ? next() : auth(c, next))));
+  // MCP clients send tokens as `Authorization: Bearer`; `/mcp` takes the same token that way too.
+  const mcpAuth = options.authToken ? apiKeyAuth(options.authToken, { bearer: true }) : undefined;
+  if (auth && mcpAuth) {
+    app.use(
+      onBuiltInPaths((c, next) => {
+        if (isOpenPath(c.req.path)) return next();
+        return isMcpPath(c.req.path) ? mcpAuth(c, next) : auth(c, next);
+      }),
+    );
+  }
   app.use(onBuiltInPaths(requireJsonContentType()));
 
   app.notFound((c) =>

@@ -21,8 +21,19 @@ export const startOf = (replyId: string): ReplyPosition => ({
  * storage) and its first `tools` tool parts. A reply rebuilt from storage holds its tool parts first, step by
  * step, then its whole text in one delta: the client gets the text after its offset as one chunk, numbered after
  * its last one. A position beyond what the reply has is told once as `gap`.
+ *
+ * Each approval request is an `approval_request` event (not counted among the tool parts: a stream resumed
+ * from a `Last-Event-ID` may repeat one, with the same `toolCallId`; `approvalsSent` holds those this response
+ * sent). When the reply pauses for them, `onPause` gets the client's position: the caller follows the reply
+ * from there (without it, the stream ends).
  */
-export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: ReplyPosition): void {
+export function sendReplyEvents(
+  stream: ReplyStream,
+  sse: SseStream,
+  from: ReplyPosition,
+  onPause?: (position: ReplyPosition, approvalsSent: Set<string>) => void,
+  approvalsSent = new Set<string>(),
+): void {
   const { replyId, restored } = stream;
   const resumed = from.kind === 'text' ? from : undefined;
   // What the client has, as its next event id says: the last chunk's index, the characters, the tool parts.
@@ -90,6 +101,19 @@ export function sendReplyEvents(stream: ReplyStream, sse: SseStream, from: Reply
           ? { toolCallId, toolName, output: output ?? null }
           : { toolCallId, toolName, error },
       ),
+    'approval-request': ({ replyId: id, toolCallId, toolName, input, expiresAt }) => {
+      if ((resumed && toolParts < skipTools) || approvalsSent.has(toolCallId)) return;
+      approvalsSent.add(toolCallId);
+      sse.send(
+        'approval_request',
+        { replyId: id, toolCallId, toolName, input, expiresAt },
+        position(),
+      );
+    },
+    'reply-pause': () => {
+      if (!onPause) return sse.close();
+      onPause({ replyId, kind: 'text', index, offset, tools }, approvalsSent);
+    },
     'reply-end': ({ text, actions, toolCalls }) => {
       checkReached();
       sse.send('done', { text, actions, toolCalls }, end);

@@ -12,7 +12,7 @@ import { toBroadcast } from './to-broadcast';
 /**
  * The room's consumer of every reply, whatever started it: each text delta as `messageStreamChunk`, each tool
  * call and its outcome as `toolCall` and `toolResult` (and, answering elizaOS's web client, elizaOS's action
- * notices), then the stored reply as `messageBroadcast` or the
+ * notices), each approval request as `approvalRequest`, then the stored reply as `messageBroadcast` or the
  * failure as `messageError`, then `messageComplete`. So every member of the room sees the same sequence for
  * every reply.
  */
@@ -58,6 +58,18 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
         input,
       });
     },
+    'approval-request': (part) => {
+      const { toolCallId, toolName, input, expiresAt } = part;
+      broadcaster.emit(channelId, 'approvalRequest', {
+        messageId: replyId,
+        ...room,
+        ...agent,
+        toolCallId,
+        toolName,
+        input,
+        expiresAt,
+      });
+    },
     'tool-result': (part) => {
       const { toolCallId, toolName, output, error } = part;
       notice(part);
@@ -74,6 +86,8 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
       if (part.message) broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
       broadcaster.emit(channelId, 'messageComplete', completed);
     },
+    // The reply waits for its approval requests: it goes on, under the same id, in a stream of its own.
+    'reply-pause': () => undefined,
     error: (part) => {
       broadcaster.emit(channelId, 'messageError', {
         code: part.code,
@@ -83,7 +97,8 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
       broadcaster.emit(channelId, 'messageComplete', completed);
     },
   } satisfies ReplyPartHandlers;
-  stream.subscribe((part) => handlePart(handlers, part));
+  // A reply going on after a pause: the room already heard what came before.
+  stream.subscribeLive((part) => handlePart(handlers, part));
 }
 
 /** {@link deliverToRoom} as a consumer the messaging service hands every new reply to. */

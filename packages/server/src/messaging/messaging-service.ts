@@ -10,6 +10,7 @@ import {
   parseOrThrow,
   reservedUuid,
 } from '@parley/core';
+import { context as traceContext } from '@opentelemetry/api';
 import type { AgentPostOptions, ControlOptions } from '@parley/plugin-sdk';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
@@ -25,11 +26,12 @@ import type { ChannelSequencer } from './channel-sequencer';
 import {
   Idempotency,
   type IdempotencyRecords,
+  type IdempotentClaim,
   type IdempotentRequest,
-  REPLY_CLAIM_MS,
 } from './idempotency';
 import { KeyedQueue } from './keyed-queue';
 import { produceModelReply, type ModelReplyContext } from '../reply/loop/produce-model-reply';
+import type { ReplyTelemetry } from '../tracing/reply-telemetry';
 import {
   DEFAULT_REPLY_LIMITS,
   ReplyAdmission,
@@ -39,6 +41,9 @@ import {
 import { type ReplyExtractor, createReplyExtractor } from '../reply/loop/reply-extractor';
 import { toReplyError } from '../reply/loop/reply-failure';
 import { ReplyRegistry } from './reply-registry';
+import { PausedReplies } from './paused-replies';
+import { continueModelReply } from '../reply/approvals/continue-reply';
+import type { ApprovalStore } from '../storage/approval-store';
 import { type ReplyConsumer, ReplyStream, storedReplyParts } from '../reply/parts/reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
@@ -130,10 +135,14 @@ export interface MessagingServiceOptions {
   loopLimits?: Partial<AgentLoopLimits>;
   /** Values no tool result may show (the server's keys), besides each agent's own secrets. */
   serverSecrets?: readonly string[];
+  /**
+   * Where replies that wait for approvals are kept, and their bounds (default `DEFAULTS.approvals`). Without
+   * it, a call that needs approval is refused.
+   */
+  approvals?: { store: ApprovalStore } & Partial<Record<keyof typeof DEFAULTS.approvals, number>>;
+  /** Spans and metrics of each reply, its model calls and tool calls (default: none). */
+  telemetry?: ReplyTelemetry;
 }
-
-/** How often a reply another process produces is looked for in storage. */
-const STORED_REPLY_POLL_MS = 250;
 
 /** Source types of the stored messages that are replies (read back as a reply's events). */
 const REPLY_SOURCES = new Set(['agent_response', 'scheduled']);
@@ -153,6 +162,7 @@ export class MessagingService {
   readonly #replies: ReplyRegistry;
   readonly #idempotency: Idempotency | undefined;
   readonly #replyContext: Omit<ModelReplyContext, 'signal'>;
+  readonly #paused: PausedReplies | undefined;
 
   constructor(options: MessagingServiceOptions) {
     this.#options = options;
@@ -161,7 +171,7 @@ export class MessagingService {
     this.#modelCalls = pLimit(limits.maxConcurrentModelCalls);
     this.#admission = new ReplyAdmission(limits);
     this.#replies = new ReplyRegistry(options.replyLingerMs ?? 10_000);
-    this.#idempotency = options.idempotency && new Idempotency(options.idempotency);
+    this.#idempotency = options.idempotency && new Idempotency(options.idempotency, options.logger);
     this.#replyContext = {
       store: options.store,
       model: options.model,
@@ -171,6 +181,12 @@ export class MessagingService {
       abilitiesOf: options.abilitiesOf,
       loopLimits: { ...DEFAULTS.agentLoop, ...options.loopLimits },
       serverSecrets: options.serverSecrets,
+      telemetry: options.telemetry,
+      beginStore: (replyId) => this.#replies.beginStore(replyId),
+      pauses: options.approvals && {
+        store: options.approvals.store,
+        timeoutMs: options.approvals.timeoutMs ?? DEFAULTS.approvals.timeoutMs,
+      },
       postAsAgent: async (agent, content, inReplyTo) =>
         (
           await postCallbackContent(
@@ -185,6 +201,26 @@ export class MessagingService {
           )
         ).memories,
     };
+    this.#paused = options.approvals && this.#pausedReplies(options.approvals);
+  }
+
+  /** Replies that wait for approvals: their sweep starts and stops with the server. */
+  get pausedReplies(): PausedReplies | undefined {
+    return this.#paused;
+  }
+
+  /**
+   * Approves or denies a call of a paused reply (see {@link PausedReplies.decide}); NOT_FOUND when this server
+   * keeps no paused replies.
+   */
+  decideApproval(
+    replyId: string,
+    input: { toolCallId: string; approved: boolean; reason?: string },
+    channelId?: string,
+  ) {
+    if (!this.#paused)
+      throw new ParleyError('NOT_FOUND', `No approval request in reply ${replyId}`);
+    return this.#paused.decide(replyId, input, channelId);
   }
 
   /**
@@ -208,6 +244,7 @@ export class MessagingService {
         delivery: input.delivery,
         serverId: input.serverId,
         source: input.source,
+        ifBusy: input.ifBusy,
       },
     };
     const { joined, result } = this.#requireIdempotency().once(request, () =>
@@ -290,19 +327,22 @@ export class MessagingService {
 
   /**
    * A reply's part stream, to read it again: the one held in memory (running, or finished within the linger
-   * time), else the stored reply. Only a reply is one (never a user's message), and with `channelId` only a
-   * reply of that channel: anything else is NOT_FOUND, whether or not it exists.
+   * time), else the stored reply, else a reply that paused for approvals, followed from its stored parts to its
+   * end wherever it goes on (until `signal` aborts). Only a reply is one (never a user's message), and with
+   * `channelId` only a reply of that channel: anything else is NOT_FOUND, whether or not it exists.
    */
-  async openReply(replyId: string, channelId?: string): Promise<ReplyStream> {
+  async openReply(replyId: string, channelId?: string, signal?: AbortSignal): Promise<ReplyStream> {
     const inChannel = (id: string) => channelId === undefined || id === channelId;
     const held = this.#replies.get(replyId)?.stream;
-    if (held) {
+    if (held && held.final?.type !== 'reply-pause') {
       if (inChannel(held.channelId)) return held;
     } else {
-      const stored = await this.#options.store.get(replyId);
+      const stored = held ? undefined : await this.#options.store.get(replyId);
       if (stored && this.#isReply(stored) && inChannel(stored.channel_id)) {
         return ReplyStream.ofStored(stored);
       }
+      const paused = await this.#paused?.follow(replyId, channelId, signal);
+      if (paused) return paused;
     }
     throw new ParleyError('NOT_FOUND', `No reply ${replyId} to resume`);
   }
@@ -333,6 +373,9 @@ export class MessagingService {
       if (answers.includes('cancelled')) outcome = 'cancelled';
       else if (answers.includes('ended')) outcome = 'ended';
     }
+    if (outcome === 'unknown' && (await this.#cancelWaiting(replyId, channelId))) {
+      outcome = 'cancelled';
+    }
     if (outcome === 'unknown') {
       const stored = await this.#options.store.get(replyId);
       if (
@@ -345,13 +388,13 @@ export class MessagingService {
     }
     if (outcome === 'unknown') throw new ParleyError('NOT_FOUND', `No reply ${replyId}`);
     if (outcome === 'ended') {
-      throw new ParleyError('CONFLICT', `Reply ${replyId} already ended`);
+      throw new ParleyError('CONFLICT', `Reply ${replyId} already ended or is being stored`);
     }
   }
 
   /**
-   * Cancels `replyId` if this process runs it: `cancelled`, `ended` when it holds it already ended, `unknown`
-   * when it does not hold it (or only follows it for another process). Synchronous: what another process's
+   * Cancels `replyId` if this process runs it: `cancelled`, `ended` when it holds it already ended or being
+   * stored (too late to cancel: the reply stands), `unknown` when it does not hold it (or only follows it for another process). Synchronous: what another process's
    * request is answered with.
    */
   cancelHere(replyId: string, channelId?: string): CancelOutcome {
@@ -359,13 +402,33 @@ export class MessagingService {
     if (!entry || (channelId !== undefined && entry.stream.channelId !== channelId)) {
       return 'unknown';
     }
-    if (entry.stream.final) return 'ended';
+    // A reply paused for approvals is stored, not held: its cancel goes through storage.
+    if (entry.stream.final) return entry.stream.final.type === 'reply-pause' ? 'unknown' : 'ended';
     // A stream that follows another process's reply (an idempotent retry) is not this process's to stop.
     if (entry.stream.restored) return 'unknown';
+    // Being stored: too late to cancel, the reply stands (it ends with reply-end, or fails on its own).
+    if (entry.storing) return 'ended';
     entry.stream.write({ type: 'error', replyId, code: 'CANCELLED', message: CANCELLED_MESSAGE });
     entry.controller.abort(new ParleyError('CANCELLED', CANCELLED_MESSAGE));
     entry.ticket?.release();
     return 'cancelled';
+  }
+
+  /** Cancels a reply that waits for approvals: the room hears it end as a running reply's cancel does. */
+  async #cancelWaiting(replyId: string, channelId: string | undefined): Promise<boolean> {
+    const part = { type: 'error', replyId, code: 'CANCELLED', message: CANCELLED_MESSAGE } as const;
+    const paused = await this.#paused?.cancelWaiting(replyId, channelId, part);
+    if (!paused) return false;
+    const { broadcaster } = this.#options;
+    const room = { roomId: paused.channelId, channelId: paused.channelId };
+    const completed = { messageId: paused.inReplyTo, ...room };
+    broadcaster.emit(paused.channelId, 'messageError', {
+      code: part.code,
+      message: part.message,
+      ...completed,
+    });
+    broadcaster.emit(paused.channelId, 'messageComplete', completed);
+    return true;
   }
 
   /** Cancels every reply of `channelId` this process runs; how many. */
@@ -396,9 +459,8 @@ export class MessagingService {
     try {
       const agent = await this.resolveAgent(input.channelId, input.agentId);
       await this.#whileBusy(input, agent, ticket);
-      const id = idempotent
-        ? (await this.#requireIdempotency().claim(idempotent)).id
-        : (input.messageId ?? reservedUuid());
+      const claim = idempotent && (await this.#requireIdempotency().claim(idempotent));
+      const id = claim ? claim.id : (input.messageId ?? reservedUuid());
       const { message, replayed } = await this.#storeOnce(
         {
           id,
@@ -422,15 +484,21 @@ export class MessagingService {
         }
       }
       const replyId = reservedUuid();
-      if (idempotent) {
+      if (claim) {
         // Tries of one key in two processes at once: the first to claim the reply starts it; the other waits.
-        const claimed = await this.#requireIdempotency().claimReply(message.id, replyId);
-        if (claimed !== replyId) {
+        // A reply whose process died unfinished is taken over, under its id.
+        const claimed = await this.#requireIdempotency().claimReply(claim.key, replyId);
+        if (!claimed.mine) {
           ticket.release();
+          // A reply paused for approval is followed to its end, not started again.
           const reply =
-            this.#replies.get(claimed)?.stream ?? this.#awaitStoredReply(claimed, message);
+            this.#replies.get(claimed.replyId)?.stream ??
+            (await this.#paused?.follow(claimed.replyId)) ??
+            this.#awaitStoredReply(claim, claimed.replyId, message, agent);
           return { message, agent, reply, replayed: true };
         }
+        const reply = this.#startKeyedReply(claim, agent, message, ticket, claimed.replyId);
+        return { message, agent, reply, replayed };
       }
       return { message, agent, reply: this.#startReply(agent, message, ticket, replyId), replayed };
     } catch (error) {
@@ -507,60 +575,151 @@ export class MessagingService {
     ticket: ReplyTicket,
     replyId: string,
   ): ReplyStream {
-    const channelId = userMessage.channel_id;
-    const stream = new ReplyStream(replyId, channelId, userMessage.id);
-    const entry = this.#publish(stream);
+    const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id);
+    const context = this.#replyContext;
+    const { entry, done } = this.#run(stream, (signal) =>
+      produceModelReply({ ...context, signal }, stream, agent, userMessage),
+    );
     entry.ticket = ticket;
+    void done.finally(() => ticket.release());
+    return stream;
+  }
+
+  /** {@link #startReply} for a keyed request: its claim on the key is held (renewed) until the reply ends. */
+  #startKeyedReply(
+    claim: IdempotentClaim,
+    agent: AgentProfile,
+    userMessage: StoredMessage,
+    ticket: ReplyTicket,
+    replyId: string,
+  ): ReplyStream {
+    const stream = this.#startReply(agent, userMessage, ticket, replyId);
+    this.#requireIdempotency().holdReply(claim.key, replyId, stream.ended);
+    return stream;
+  }
+
+  /**
+   * A keyed reply another process claimed: read from storage once it is stored (polled; the room receives it
+   * from that process), or, when that process is gone without finishing it (its lease ran out), produced here
+   * under its id. Ends with UNAVAILABLE when neither happens within the claim's time or the server stops.
+   */
+  #awaitStoredReply(
+    claim: IdempotentClaim,
+    replyId: string,
+    userMessage: StoredMessage,
+    agent: AgentProfile,
+  ): ReplyStream {
+    const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id, true);
+    this.#replies.add(stream);
+    const unavailable = (message: string) =>
+      stream.write({ type: 'error', replyId, code: 'UNAVAILABLE', message });
+    void this.#requireIdempotency()
+      .followReply(claim.key, replyId, {
+        stored: () => this.#options.store.get(replyId),
+        stopped: () => this.#replies.stopped,
+      })
+      .then((followed) => {
+        if (followed.outcome === 'stored') {
+          for (const part of storedReplyParts(followed.message)) stream.write(part);
+        } else if (followed.outcome === 'unavailable') {
+          unavailable('The reply to this request is not ready; retry later');
+        } else {
+          this.#takeOverReply(claim, stream, agent, userMessage);
+        }
+      })
+      .catch((error: unknown) =>
+        stream.write(
+          toReplyError(error, replyId, this.#options.logger, {
+            channelId: userMessage.channel_id,
+            messageId: userMessage.id,
+          }),
+        ),
+      );
+    return stream;
+  }
+
+  /**
+   * Produces here, under its id, the keyed reply `follower` waits for, whose process died unfinished; the
+   * retry reading `follower` gets its parts. A full queue ends it with UNAVAILABLE (and frees the key's reply).
+   */
+  #takeOverReply(
+    claim: IdempotentClaim,
+    follower: ReplyStream,
+    agent: AgentProfile,
+    userMessage: StoredMessage,
+  ): void {
+    let ticket: ReplyTicket;
+    try {
+      ticket = this.#admission.admit(userMessage.channel_id);
+    } catch {
+      this.#requireIdempotency().holdReply(claim.key, follower.replyId, follower.ended);
+      follower.write({
+        type: 'error',
+        replyId: follower.replyId,
+        code: 'UNAVAILABLE',
+        message: 'The server has too many replies in progress; retry later',
+      });
+      return;
+    }
+    const live = this.#startKeyedReply(claim, agent, userMessage, ticket, follower.replyId);
+    live.subscribe((part) => follower.write(part));
+  }
+
+  /** The coordinator of paused replies, with this service's registry, queue and agent loop. */
+  #pausedReplies(approvals: NonNullable<MessagingServiceOptions['approvals']>): PausedReplies {
+    const { store, agents, logger } = this.#options;
+    return new PausedReplies({
+      store: approvals.store,
+      messages: store,
+      agents,
+      logger,
+      leaseMs: approvals.leaseMs ?? DEFAULTS.approvals.leaseMs,
+      sweepMs: approvals.sweepMs ?? DEFAULTS.approvals.sweepMs,
+      followPollMs: approvals.followPollMs ?? DEFAULTS.approvals.followPollMs,
+      held: (replyId) => this.#replies.get(replyId)?.stream,
+      stopped: () => this.#replies.stopped,
+      run: (stream, _agent, produce) => {
+        this.#run(stream, produce);
+      },
+      continueReply: (stream, agent, userMessage, checkpoint, decisions, signal) =>
+        continueModelReply(
+          { ...this.#replyContext, signal },
+          stream,
+          agent,
+          userMessage,
+          checkpoint,
+          decisions,
+        ),
+    });
+  }
+
+  /**
+   * Publishes `stream` and runs `produce` in the channel's turn, within the bound on model calls. A reply
+   * cancelled while it waits (its stream already ended) takes no turn; one aborted by the server's stop still
+   * goes through the producer, which ends it with the stop's error. Returns the registry's entry.
+   */
+  #run(stream: ReplyStream, produce: (signal: AbortSignal) => Promise<void>) {
+    const entry = this.#publish(stream);
     const { signal } = entry.controller;
-    const context = { ...this.#replyContext, signal };
-    // A reply cancelled while it waits (its stream already ended) takes no turn; one aborted by the server's
-    // stop still goes through the producer, which ends it with the stop's error.
-    const produce = async () => {
-      if (!stream.final) await produceModelReply(context, stream, agent, userMessage);
-    };
-    void this.#queue
-      .run(channelId, async () => {
-        if (!stream.final) await this.#modelCalls(produce);
+    // The reply runs later, in the channel's turn: in the trace of what started it (the request's span).
+    const started = traceContext.active();
+    const done = this.#queue
+      .run(stream.channelId, async () => {
+        if (!stream.final)
+          await this.#modelCalls(() =>
+            stream.final ? undefined : traceContext.with(started, () => produce(signal)),
+          );
       })
       // The producer never rejects; the channel's sequencer can (its database gone): the reply still ends.
       .catch((error: unknown) =>
         stream.write(
           toReplyError(error, stream.replyId, this.#options.logger, {
-            channelId,
-            messageId: userMessage.id,
+            channelId: stream.channelId,
+            messageId: stream.inReplyTo ?? undefined,
           }),
         ),
-      )
-      .finally(() => ticket.release());
-    return stream;
-  }
-
-  /**
-   * A reply another process is producing, read from storage once it is stored (polled; the room receives it
-   * from that process). Ends with UNAVAILABLE when it is not stored within the claim's time or the server stops.
-   */
-  #awaitStoredReply(replyId: string, userMessage: StoredMessage): ReplyStream {
-    const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id, true);
-    this.#replies.add(stream);
-    const deadline = Date.now() + REPLY_CLAIM_MS;
-    const poll = async () => {
-      while (!this.#replies.stopped && Date.now() < deadline) {
-        const stored = await this.#options.store.get(replyId).catch(() => undefined);
-        if (stored) {
-          for (const part of storedReplyParts(stored)) stream.write(part);
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, STORED_REPLY_POLL_MS).unref());
-      }
-      stream.write({
-        type: 'error',
-        replyId,
-        code: 'UNAVAILABLE',
-        message: 'The reply to this request is not ready; retry later',
-      });
-    };
-    void poll();
-    return stream;
+      );
+    return { entry, done };
   }
 
   /** Hands a new reply to every consumer and holds it for resuming. */

@@ -28,8 +28,23 @@ export interface MetricsSources {
   databasePool?: () => PoolState | undefined;
 }
 
+/** One model call, as {@link ParleyMetrics.observeModelCall} records it. */
+export interface ModelCallSample {
+  /** The agent's name. */
+  agent: string;
+  /** The model's name (`gen_ai.request.model`). */
+  model: string;
+  seconds: number;
+  /** Tokens, when the model service reported them. */
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** Token counts of one model call: from one token to a long context. */
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576];
+
 /** How a reply ended. */
-export type ReplyOutcome = 'stored' | 'empty' | 'error';
+export type ReplyOutcome = 'stored' | 'empty' | 'error' | 'paused';
 
 /** The server's Prometheus metrics: a small typed surface over one prom-client registry. */
 export interface ParleyMetrics {
@@ -43,6 +58,8 @@ export interface ParleyMetrics {
   observeModelLatency(ms: number): void;
   /** The model failed, with the Parley error code it was mapped to (`TIMEOUT`, `UPSTREAM_ERROR`, …). */
   modelError(code: string): void;
+  /** One model call (one step of a reply's loop) ended: its duration and the tokens the model reported. */
+  observeModelCall(sample: ModelCallSample): void;
   /** A tool call ended; `tool` is already bounded (see `toolLabel` in observe-reply.ts). */
   toolCallFinished(tool: string, outcome: 'ok' | 'error'): void;
   /** Outbound webhook attempts (success or failure) and deliveries that ended (delivered or dead). */
@@ -116,6 +133,22 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  // The OpenTelemetry GenAI client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)
+  // under their Prometheus names, per agent and model.
+  const tokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens one model call used, by token type (input, output), agent and model',
+    labelNames: ['token_type', 'agent', 'model'] as const,
+    buckets: TOKEN_BUCKETS,
+    registers: [registry],
+  });
+  const operationSeconds = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'Time one model call took, by agent and model',
+    labelNames: ['agent', 'model'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
   const toolCalls = new Counter({
     name: 'parley_tool_calls_total',
     help: 'Tool calls that ended, by tool (at most 100 names, then other) and outcome (ok, error)',
@@ -185,6 +218,14 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
     },
     observeModelLatency: (ms) => modelSeconds.observe(ms / 1000),
     modelError: (code) => modelErrors.inc({ code }),
+    observeModelCall({ agent, model, seconds, inputTokens, outputTokens }) {
+      operationSeconds.observe({ agent, model }, seconds);
+      if (inputTokens !== undefined)
+        tokenUsage.observe({ token_type: 'input', agent, model }, inputTokens);
+      if (outputTokens !== undefined) {
+        tokenUsage.observe({ token_type: 'output', agent, model }, outputTokens);
+      }
+    },
     toolCallFinished: (tool, outcome) => toolCalls.inc({ tool, outcome }),
     webhooks: {
       attempt: (result) => webhookAttempts.inc({ result }),

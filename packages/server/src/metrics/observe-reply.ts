@@ -41,7 +41,7 @@ export function toolLabel(metrics: object, toolName: string, error?: string): st
  * new MessagingService({ ...options, consumers: [roomDelivery(broadcaster), observingReplies(metrics)] });
  */
 export function observeReply(
-  stream: Pick<ReplyStream, 'subscribe'>,
+  stream: Pick<ReplyStream, 'subscribeLive'>,
   metrics: ParleyMetrics,
   now: () => number = () => performance.now(),
 ): void {
@@ -53,6 +53,7 @@ export function observeReply(
     },
     'text-delta': () => undefined,
     'tool-call': () => undefined,
+    'approval-request': () => undefined,
     'tool-result': ({ toolName, error }) => {
       const outcome = error === undefined ? 'ok' : 'error';
       metrics.toolCallFinished(toolLabel(metrics, toolName, error), outcome);
@@ -62,13 +63,19 @@ export function observeReply(
       metrics.observeModelLatency(now() - started);
       metrics.replyFinished(part.message ? 'stored' : 'empty');
     },
+    // A run of the reply ends at a pause; its continuation counts as a run of its own.
+    'reply-pause': () => {
+      if (started === undefined) return;
+      metrics.observeModelLatency(now() - started);
+      metrics.replyFinished('paused');
+    },
     error: (part) => {
       if (started === undefined) return;
       metrics.modelError(part.code);
       metrics.replyFinished('error');
     },
   } satisfies ReplyPartHandlers;
-  stream.subscribe((part) => handlePart(handlers, part));
+  stream.subscribeLive((part) => handlePart(handlers, part));
 }
 
 /** {@link observeReply} as a consumer the messaging service hands every new reply to. */

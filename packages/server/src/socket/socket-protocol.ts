@@ -4,6 +4,7 @@ import {
   SOCKET_MESSAGE_TYPE,
   type SocketAck,
   cancelReplyPayloadSchema,
+  decideApprovalPayloadSchema,
   parseOrThrow,
   roomJoiningPayloadSchema,
   sendMessagePayloadSchema,
@@ -186,6 +187,34 @@ export function serveSocketProtocol(
     }
   }
 
+  // A decision, like a cancel, is refused to a connection that could not post in the room (not joined).
+  function onDecideApproval(this: Socket, raw: unknown, ack?: unknown) {
+    try {
+      guard(this, raw);
+      const { replyId, roomId, ...decision } = parseOrThrow(
+        decideApprovalPayloadSchema,
+        raw,
+        'decideApproval payload',
+      );
+      if (existingStateOf(this)?.rooms?.get(roomId) === undefined) {
+        throw new ParleyError('FORBIDDEN', `Join room ${roomId} before deciding its approvals`);
+      }
+      messaging.decideApproval(replyId, decision, roomId).then(
+        (decided) =>
+          ackOf(ack)?.({
+            status: 'ok',
+            roomId,
+            replyId,
+            toolCallId: decided.toolCallId,
+            decision: decided.status,
+          }),
+        (error: unknown) => fail(this, error, ack),
+      );
+    } catch (error) {
+      fail(this, error, ack);
+    }
+  }
+
   function onTyping(this: Socket, raw: unknown) {
     try {
       guard(this, raw);
@@ -206,6 +235,7 @@ export function serveSocketProtocol(
     socket.on('leaveRoom', onLeaveRoom);
     socket.on('typing', onTyping);
     socket.on('cancelReply', onCancelReply);
+    socket.on('decideApproval', onDecideApproval);
     socket.on('disconnect', onDisconnect);
   });
 }

@@ -155,6 +155,63 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0014_reply_approvals': {
+    // A reply paused for approval is stored, not held in memory: its parts so far and its loop's state
+    // (`paused_replies`), and each call waiting for a decision (`approval_requests`), so that any process, after
+    // a restart of all of them, can continue it.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('paused_replies')
+        .addColumn('reply_id', 'uuid', (column) => column.primaryKey())
+        .addColumn('channel_id', 'uuid', (column) => column.notNull())
+        .addColumn('agent_id', 'uuid', (column) => column.notNull())
+        .addColumn('in_reply_to', 'uuid', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('parts', 'jsonb', (column) => column.notNull())
+        .addColumn('progress', 'jsonb')
+        .addColumn('expires_at', 'timestamptz', (column) => column.notNull())
+        .addColumn('lease_until', 'timestamptz')
+        .addColumn('updated_at', 'timestamptz', (column) => column.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createIndex('paused_replies_status_idx')
+        .on('paused_replies')
+        .columns(['status', 'expires_at'])
+        .execute();
+      await db.schema
+        .createTable('approval_requests')
+        .addColumn('reply_id', 'uuid', (column) =>
+          column.notNull().references('paused_replies.reply_id').onDelete('cascade'),
+        )
+        .addColumn('tool_call_id', 'text', (column) => column.notNull())
+        .addColumn('tool_name', 'text', (column) => column.notNull())
+        .addColumn('decision', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('decided_at', 'timestamptz')
+        .addPrimaryKeyConstraint('approval_requests_pk', ['reply_id', 'tool_call_id'])
+        .execute();
+    },
+  },
+  '0015_idempotency_key_expiry': {
+    // Idempotency keys are kept for a window (IDEMPOTENCY_KEY_TTL_MS) and removed by age after it, in batches
+    // (the index). A key used again past its window posts a new message: its message id is drawn at each use
+    // (`message_id`; null on older rows, whose message id is their `id`). The reply claimed for a key is held by
+    // its process under a lease it renews (`reply_owner`, `reply_lease_until`): a retry takes over the reply of a
+    // process that died mid-reply.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('idempotency_keys')
+        .addColumn('message_id', 'uuid')
+        .addColumn('reply_owner', 'text')
+        .addColumn('reply_lease_until', 'timestamptz')
+        .execute();
+      await db.schema
+        .createIndex('idempotency_keys_created_idx')
+        .on('idempotency_keys')
+        .column('created_at')
+        .execute();
+    },
+  },
 };
 
 /** Serves the migrations above to Kysely's Migrator. */

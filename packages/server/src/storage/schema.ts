@@ -63,14 +63,23 @@ export interface ServerSecretTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
-/** `idempotency_keys`: the keyed id of each idempotent request, with a keyed hash of what it asked. */
+/**
+ * `idempotency_keys`: one row per key in use (its id a keyed hash of endpoint, channel, client and key), with a
+ * keyed hash of what it asked, the message it posted, and the reply that answers it. Removed after the window.
+ */
 export interface IdempotencyKeyTable {
   id: string;
   fingerprint: string;
+  /** The message the request posted; null on rows from before 0015, whose message id is `id`. */
+  message_id: string | null;
   /** The reply started for the request, by the process that claimed it first. */
   reply_id: string | null;
   reply_claimed_at: ColumnType<Date, Date | string, Date | string> | null;
-  created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** The process producing the reply (a random id per process). */
+  reply_owner: string | null;
+  /** Until when that process holds the reply (renewed while it runs); null once it ended. */
+  reply_lease_until: ColumnType<Date, Date | string, Date | string> | null;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /** `agent_components`: elizaOS components that agents' plugins store (`runtime.createComponent`), per agent. */
@@ -86,6 +95,36 @@ export interface AgentComponentTable {
   created_at: ColumnType<Date, Date, Date>;
 }
 
+/**
+ * `paused_replies`: a reply that waits for approvals (`waiting`), is being continued by one process until
+ * `lease_until` (`running`), or ended after a pause (`ended`, its final part last in `parts`).
+ */
+export interface PausedReplyTable {
+  reply_id: string;
+  channel_id: string;
+  agent_id: string;
+  in_reply_to: string;
+  status: 'waiting' | 'running' | 'ended';
+  /** The reply's parts so far, as its stream had them. */
+  parts: ColumnType<unknown[], string, string>;
+  /** The agent loop's state at the pause (null once ended). */
+  progress: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  lease_until: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** `approval_requests`: each call of a paused reply that needs a decision, and the decision once taken. */
+export interface ApprovalRequestTable {
+  reply_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  /** `approved`, `denied`, `expired`; null while waiting. */
+  decision: string | null;
+  reason: string | null;
+  decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema extends WebhookTables {
   server_secrets: ServerSecretTable;
@@ -95,4 +134,6 @@ export interface DatabaseSchema extends WebhookTables {
   scheduled_messages: ScheduledMessageTable;
   tee_agents: TeeAgentTable;
   agent_components: AgentComponentTable;
+  paused_replies: PausedReplyTable;
+  approval_requests: ApprovalRequestTable;
 }

@@ -23,9 +23,14 @@ export interface WebhookOptions {
   timeoutMs?: number;
   /** How often due deliveries are looked for (default 250 ms). */
   pollMs?: number;
-  /** Attempts at once, in all (default 16) and per subscription (default 4), per process. */
+  /**
+   * Attempts at once, in all (default 16) and per subscription (default 4), per process. An attempt whose
+   * receiver has kept it waiting `slowAfterMs` (default 1000 ms) no longer counts toward `maxInFlight`, only
+   * toward its subscription's bound, so slow receivers never hold up the others.
+   */
   maxInFlight?: number;
   perSubscription?: number;
+  slowAfterMs?: number;
   /** Subscriptions kept at once (default 100). */
   maxSubscriptions?: number;
 }
@@ -56,7 +61,7 @@ export function createWebhooks(
   const policy = new TargetPolicy(options.privateTargets ?? []);
   const timeoutMs = options.timeoutMs ?? DEFAULTS.webhooks.timeoutMs;
   const maxInFlight = options.maxInFlight ?? DEFAULTS.webhooks.maxInFlight;
-  const sender = new WebhookSender(policy, { timeoutMs, connections: maxInFlight });
+  const sender = new WebhookSender(policy, { timeoutMs });
   const dispatcher = new WebhookDispatcher({
     store,
     sender,
@@ -65,6 +70,7 @@ export function createWebhooks(
     timeoutMs,
     maxInFlight,
     perSubscription: options.perSubscription ?? DEFAULTS.webhooks.perSubscription,
+    slowAfterMs: options.slowAfterMs ?? DEFAULTS.webhooks.slowAfterMs,
     pollMs: options.pollMs ?? DEFAULTS.webhooks.pollMs,
     ...(options.observer ? { observer: options.observer } : {}),
   });
@@ -76,6 +82,16 @@ export function createWebhooks(
     failedReplies: (reply) => {
       // The calls made before the failure, with their outcomes: their actions ran although nothing is stored.
       const toolCalls: ToolCallRecord[] = [];
+      const record = (type: 'reply.failed' | 'reply.awaiting_approval', event: object) =>
+        store.addReplyEvent(type, reply.channelId, event).catch((error: unknown) => {
+          logger.warn(
+            {
+              replyId: reply.replyId,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            `${type} not recorded for webhooks`,
+          );
+        });
       const handlers = {
         'reply-start': () => undefined,
         'text-delta': () => undefined,
@@ -86,7 +102,19 @@ export function createWebhooks(
           const call = toolCalls.find((each) => each.toolCallId === toolCallId);
           if (call) Object.assign(call, error === undefined ? { output } : { error });
         },
+        'approval-request': () => undefined,
         'reply-end': () => undefined,
+        'reply-pause': ({ text, toolCalls: calls, requests }) => {
+          const event = {
+            channelId: reply.channelId,
+            replyId: reply.replyId,
+            messageId: reply.inReplyTo,
+            text,
+            toolCalls: calls,
+            requests,
+          };
+          void record('reply.awaiting_approval', event);
+        },
         error: (part) => {
           const event = {
             channelId: reply.channelId,
@@ -95,15 +123,7 @@ export function createWebhooks(
             error: { code: part.code, message: part.message },
             toolCalls,
           };
-          store.addReplyFailed(reply.channelId, event).catch((error: unknown) => {
-            logger.warn(
-              {
-                replyId: reply.replyId,
-                error: error instanceof Error ? error.message : String(error),
-              },
-              'reply.failed not recorded for webhooks',
-            );
-          });
+          void record('reply.failed', event);
         },
       } satisfies ReplyPartHandlers;
       reply.subscribe((part) => handlePart(handlers, part));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
+import { type ClaimRequest, claimDueDeliveries } from './claim-due-deliveries';
 
 /** A subscription as the API shows it (never with its secret, but when created). */
 export interface WebhookSubscription {
@@ -129,58 +130,30 @@ export class WebhookStore {
     return result.numDeletedRows > 0n;
   }
 
-  /** Writes a `reply.failed` delivery for every subscription that wants it. */
-  async addReplyFailed(channelId: string, data: Record<string, unknown>): Promise<void> {
+  /** Writes a `reply.failed` or `reply.awaiting_approval` delivery for every subscription that wants it. */
+  async addReplyEvent(
+    type: 'reply.failed' | 'reply.awaiting_approval',
+    channelId: string,
+    data: object,
+  ): Promise<void> {
     const payload = JSON.stringify({
-      type: 'reply.failed',
+      type,
       timestamp: new Date().toISOString(),
       data,
     });
     await storageCall('webhook delivery', () =>
       sql`INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload)
-          SELECT gen_random_uuid(), s.id, 'reply.failed', ${payload}::jsonb
+          SELECT gen_random_uuid(), s.id, ${type}, ${payload}::jsonb
           FROM webhook_subscriptions s
-          WHERE s.disabled_at IS NULL AND s.events ? 'reply.failed'
+          WHERE s.disabled_at IS NULL AND s.events ? ${type}
             AND (s.channel_id IS NULL OR s.channel_id = ${channelId}::uuid)`.execute(this.db),
     );
     await this.sync();
   }
 
-  /** Claims up to `limit` due deliveries for `worker` until `now + leaseMs`. */
-  async claimDue(worker: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await sql<{
-      id: string;
-      subscription_id: string;
-      url: string;
-      secret: string;
-      payload: Record<string, unknown> | string;
-      attempts: number;
-    }>`WITH claimed AS (
-         UPDATE webhook_deliveries d
-         SET claimed_by = ${worker},
-             claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
-             attempts = d.attempts + 1
-         WHERE d.id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= now()
-             AND (claimed_until IS NULL OR claimed_until < now())
-           ORDER BY next_attempt_at
-           LIMIT ${limit}
-           FOR UPDATE SKIP LOCKED)
-         RETURNING d.id, d.subscription_id, d.payload, d.attempts)
-       SELECT c.id, c.subscription_id, c.payload, c.attempts, s.url, s.secret
-       FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id`.execute(this.db);
-    return rows.map((row) => ({
-      id: row.id,
-      subscriptionId: row.subscription_id,
-      url: row.url,
-      secret: row.secret,
-      payload:
-        typeof row.payload === 'string'
-          ? (JSON.parse(row.payload) as Record<string, unknown>)
-          : row.payload,
-      attempt: row.attempts,
-    }));
+  /** Claims due deliveries for a worker, within its bound per subscription (see {@link claimDueDeliveries}). */
+  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return claimDueDeliveries(this.db, request);
   }
 
   /** Records an attempt of a delivery this worker holds, and what follows from it. */

@@ -1,6 +1,7 @@
 import {
   SOCKET_MESSAGE_TYPE,
   cancelReplyPayloadSchema,
+  decideApprovalPayloadSchema,
   roomJoiningPayloadSchema,
   sendMessagePayloadSchema,
   typingPayloadSchema,
@@ -35,6 +36,8 @@ export const SERVER_EVENTS = {
     'A running agent reply called a tool (one of its actions) with `input`, before it runs; messageId is the reply id.',
   toolResult:
     'The outcome of the toolCall of the same toolCallId: `output`, or `error` when the call failed (the reply goes on).',
+  approvalRequest:
+    "A running reply called an action that needs a person's approval and pauses (the room is free meanwhile) until decideApproval or POST /api/messaging/replies/{replyId}/approvals decides it, or it expires at expiresAt; its toolResult follows the decision.",
   messageComplete: 'Processing of a message ended, with or without a reply.',
   messageError:
     'A message failed: a model failure (to the room), or a bad event sent without an acknowledgment callback.',
@@ -83,6 +86,14 @@ export const CLIENT_EVENTS = {
       summary:
         'Cancel a running reply in a joined room (any process of the cluster): the room gets messageError code CANCELLED, then messageComplete. Ack error NOT_FOUND (unknown reply), CONFLICT (already ended), FORBIDDEN (room not joined).',
       payload: cancelReplyPayloadSchema,
+      acknowledged: true,
+    },
+  ],
+  decideApproval: [
+    {
+      summary:
+        'Approve or deny a call of a paused reply in a joined room (any process of the cluster); once every request of its step is decided the reply goes on under the same id. Ack `{status: "ok", roomId, replyId, toolCallId, decision: "approved" | "denied"}`, or error NOT_FOUND (unknown reply or call), CONFLICT (already decided or expired), FORBIDDEN (room not joined).',
+      payload: decideApprovalPayloadSchema,
       acknowledged: true,
     },
   ],

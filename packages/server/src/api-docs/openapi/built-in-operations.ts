@@ -3,6 +3,8 @@ import {
   agentSummarySchema,
   apiSuccessSchema,
   cancelledReplySchema,
+  approvalDecidedSchema,
+  approvalDecisionSchema,
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
   healthSchema,
@@ -238,7 +240,9 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       'top level. A request that repeats the post with `Last-Event-ID` (as an EventSource reconnecting does) ' +
       'continues that reply instead of posting again: events after it, or 204 when the stream had ended. ' +
       '`ifBusy` decides what the message does while a reply to the channel runs: `enqueue` (default), ' +
-      '`reject` (409 `CHANNEL_BUSY`), `interrupt` (the running reply ends `CANCELLED`; this one sees both).',
+      '`reject` (409 `CHANNEL_BUSY`), `interrupt` (the running reply ends `CANCELLED`; this one sees both). ' +
+      "A reply that calls an action needing a person's approval pauses: `stream` sends `approval_request` and " +
+      'stays open, following the reply after the decision; `sync` answers 202 with `awaitingApproval`.',
     tag: 'messaging',
     auth: ['apiKey'],
     pathParams: channelId,
@@ -257,8 +261,10 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       },
       202: {
         description:
-          '`websocket`: queued; the reply arrives on the socket (JSON, outside the envelope).',
-        json: websocketModeResponseSchema,
+          '`websocket`: queued; the reply arrives on the socket (JSON, outside the envelope). `sync`: the ' +
+          'reply paused for approvals: what it has so far and `awaitingApproval`, the calls it waits for; it ' +
+          'goes on once they are decided (`POST /api/messaging/replies/{replyId}/approvals`).',
+        json: z.union([websocketModeResponseSchema, syncModeResponseSchema]),
       },
       204: { description: 'A repeat with `Last-Event-ID`: the stream already ended there.' },
     },
@@ -282,7 +288,8 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     description:
       "No body. Aborts the reply's model request, whichever process of the cluster runs it; every stream of " +
       'the reply ends with `error` code `CANCELLED` (SSE `error` event, socket `messageError`, `sync` 409), ' +
-      "nothing of it is stored, and its place in the channel's queue is freed.",
+      "nothing of it is stored, and its place in the channel's queue is freed. A reply already being stored " +
+      'can no longer be cancelled: 409, and it stands.',
     tag: 'messaging',
     auth: ['apiKey'],
     pathParams: { replyId: uuidSchema },
@@ -295,13 +302,37 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
   },
   {
+    method: 'post',
+    path: '/api/messaging/replies/:replyId/approvals',
+    operationId: 'decideApproval',
+    summary: 'Approve or deny an action call a reply waits for',
+    description:
+      'Decides one call of a reply paused for approval (its `approval_request`). The decision is taken once, ' +
+      'whichever process of the cluster receives it; once every request of the step is decided the reply goes ' +
+      'on under the same id, on any process, after a restart too (follow it with ' +
+      "`GET /api/messaging/replies/{replyId}/events`). A denial reaches the model as the call's result, with " +
+      '`reason`. A request not decided within `APPROVAL_TIMEOUT_MS` expires: the call does not run.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: { replyId: uuidSchema },
+    body: approvalDecisionSchema,
+    responses: {
+      202: {
+        description: 'The decision is taken.',
+        json: apiSuccessSchema(approvalDecidedSchema),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
+  },
+  {
     method: 'get',
     path: '/api/messaging/replies/:replyId/events',
     operationId: 'resumeReplyEvents',
     summary: "Resume a reply's event stream",
     description:
       'The events of a reply after `Last-Event-ID` (header, or the `lastEventId` query for clients that ' +
-      'cannot set headers): live while the reply runs, else from storage. 204 when the stream was already ' +
+      'cannot set headers): live while the reply runs, else from storage; a reply paused for approval is ' +
+      'followed to its end wherever it goes on. 204 when the stream was already ' +
       'seen to its end. `replyId` comes from the `websocket` mode answer or the `user_message` event.',
     tag: 'messaging',
     auth: ['apiKey'],

@@ -10,6 +10,7 @@ import {
 } from './built-in-operations';
 import { ERROR_SCHEMA_NAME, errorEnvelopeSchema, errorResponses } from './error-responses';
 import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
+import { MCP_OPERATIONS } from './mcp-operations';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
 
@@ -130,7 +131,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   const add = (path: string, method: string, operation: Record<string, unknown>) => {
     paths[path] = { ...paths[path], [method]: operation };
   };
-  for (const operation of BUILT_IN_OPERATIONS) {
+  for (const operation of [...BUILT_IN_OPERATIONS, ...MCP_OPERATIONS]) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
   }
   for (const { path, method, operation } of pluginOperations(options.pluginRoutes ?? [])) {
@@ -157,8 +158,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           'them: the channel message answers ' +
           'of the `websocket` and `sync` modes (`success`, `userMessage`, `replyId`, `agentResponse`), the ' +
           'TEE answers (`/api/tee/status`, `/api/tee/agents`), server-sent event streams, and `/metrics` ' +
-          '(Prometheus text). Plugin routes answer what their handler sends; their own failures are ' +
-          '`{ success: false, error: string }`.',
+          "(Prometheus text). `/mcp` speaks JSON-RPC (the Model Context Protocol); the guards' refusals " +
+          'before it (401, 403, 413, 415, 429) still use the error envelope. Plugin routes answer what their ' +
+          'handler sends; their own failures are `{ success: false, error: string }`.',
         '',
         'With `SERVER_AUTH_TOKEN` set, operations with a security requirement need the token (the ' +
           '`x-api-key` header). Every operation can answer 403 when the Host is not an allowed name, and ' +
@@ -174,6 +176,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       { name: 'messaging', description: 'Messages in, agent replies out.' },
       { name: 'tee', description: 'Trusted execution environment status and attestations.' },
       { name: 'webhooks', description: 'Outbound webhook subscriptions and their deliveries.' },
+      { name: 'mcp', description: 'The agents as Model Context Protocol tools (Streamable HTTP).' },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],

@@ -14,7 +14,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'is not allowed.',
   NOT_FOUND: 'Unknown id, agent or path.',
   CONFLICT:
-    'This `Idempotency-Key` was already used for a different request, or the reply to cancel already ended.',
+    'This `Idempotency-Key` was already used for a different request, the reply to cancel already ended (or ' +
+    'is being stored), or ' +
+    'the approval request was already decided or has expired.',
   CANCELLED: 'The reply was cancelled (a cancel, or a message sent with `ifBusy: "interrupt"`).',
   CHANNEL_BUSY: 'A message sent with `ifBusy: "reject"` while a reply to the channel was running.',
   PAYLOAD_TOO_LARGE: 'The body is over the size limit (checked whatever the method).',

@@ -1,6 +1,7 @@
 import {
   ParleyError,
   type SyncModeResponse,
+  approvalDecisionSchema,
   agentMessageSchema,
   channelHistoryQuerySchema,
   channelMessageRequestSchema,
@@ -17,7 +18,7 @@ import { idempotencyKey } from '../idempotency-key';
 import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
 import { sendReplyEvents, startOf } from '../reply-events';
-import { createSseStream } from '../sse-stream';
+import { createSseStream, type SseStream } from '../sse-stream';
 
 /** Options of {@link messagingRoutes}. */
 export interface MessagingRoutesOptions {
@@ -76,11 +77,24 @@ export function messagingRoutes(
       const sse = createSseStream(options.sseKeepAliveMs);
       const start = startOf(reply.replyId);
       sse.send('user_message', { ...userMessage, replyId: reply.replyId }, toEventId(start));
-      sendReplyEvents(reply, sse, start);
+      sendReplyEvents(reply, sse, start, follow(messaging, sse, channelId));
       return sse.response;
     }
     if (body.mode === 'sync') {
       const end = await waitForEnd(reply, options.syncTimeoutMs);
+      if (end.type === 'reply-pause') {
+        // The reply waits for people: what it has so far, and what it waits for.
+        return c.json(
+          {
+            success: true,
+            userMessage,
+            agentResponse: { text: end.text, actions: [], toolCalls: end.toolCalls },
+            awaitingApproval: end.requests,
+            replyId: reply.replyId,
+          } satisfies SyncModeResponse,
+          202,
+        );
+      }
       return c.json({
         success: true,
         userMessage,
@@ -92,11 +106,20 @@ export function messagingRoutes(
   });
 
   // Stops a running reply, whichever process of the cluster holds it: 202 once it is cancelled (its streams end
-  // with CANCELLED), 404 for an unknown reply, 409 for one that already ended. No body is read.
+  // with CANCELLED), 404 for an unknown reply, 409 for one that already ended or is being stored. No body is
+  // read.
   routes.post('/api/messaging/replies/:replyId/cancel', async (c) => {
     const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
     await messaging.cancelReply(replyId);
     return c.json(success({ replyId, status: 'cancelled' as const }), 202);
+  });
+
+  // Approves or denies one call of a paused reply: 202 once taken (the reply goes on when all its requests are
+  // decided), 404 for an unknown reply or call, 409 when already decided or expired.
+  routes.post('/api/messaging/replies/:replyId/approvals', async (c) => {
+    const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
+    const body = await readJsonBody(c, approvalDecisionSchema, 'decision');
+    return c.json(success(await messaging.decideApproval(replyId, body)), 202);
   });
 
   routes.get('/api/messaging/replies/:replyId/events', (c) => {
@@ -123,10 +146,30 @@ async function resume(
   channelId?: string,
 ): Promise<Response> {
   if (from.kind === 'end') return new Response(null, { status: 204 });
-  const reply = await messaging.openReply(from.replyId, channelId);
   const sse = createSseStream(options.sseKeepAliveMs);
-  sendReplyEvents(reply, sse, from);
+  const reply = await messaging.openReply(from.replyId, channelId, sse.signal);
+  sendReplyEvents(reply, sse, from, follow(messaging, sse, channelId));
   return sse.response;
+}
+
+/**
+ * What an SSE response does when its reply pauses for approvals: it stays open and follows the reply, from the
+ * client's position, wherever it goes on (a reply that cannot be followed ends the stream with its error).
+ */
+function follow(messaging: MessagingService, sse: SseStream, channelId?: string) {
+  const onPause = (position: ReplyPosition, approvalsSent: Set<string>) => {
+    messaging.openReply(position.replyId, channelId, sse.signal).then(
+      (reply) => sendReplyEvents(reply, sse, position, onPause, approvalsSent),
+      (error: unknown) => {
+        const { code, message } = ParleyError.isInstance(error)
+          ? error
+          : new ParleyError('UNAVAILABLE', 'The reply cannot be followed now');
+        sse.send('error', { code, message }, toEventId({ replyId: position.replyId, kind: 'end' }));
+        sse.close();
+      },
+    );
+  };
+  return onPause;
 }
 
 /**
@@ -136,7 +179,7 @@ async function resume(
 async function waitForEnd(
   reply: ReplyStream,
   timeoutMs: number,
-): Promise<Extract<ReplyFinalPart, { type: 'reply-end' }>> {
+): Promise<Exclude<ReplyFinalPart, { type: 'error' }>> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(

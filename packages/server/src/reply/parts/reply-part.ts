@@ -1,4 +1,4 @@
-import type { ErrorCode, StoredMessage, ToolCallRecord } from '@parley/core';
+import type { ApprovalRequest, ErrorCode, StoredMessage, ToolCallRecord } from '@parley/core';
 
 /** The first part of every reply: who answers, where, and to what. */
 export interface ReplyStartPart {
@@ -48,6 +48,29 @@ export interface ToolResultPart {
   step: number;
 }
 
+/**
+ * A call of step `step` needs a person's approval before it runs (its action's `needsApproval`): sent after its
+ * `tool-call`. Its `tool-result` follows the decision: the action's outcome when approved, an error when denied
+ * or expired.
+ */
+export interface ApprovalRequestPart extends ApprovalRequest {
+  type: 'approval-request';
+  step: number;
+}
+
+/**
+ * The reply paused for its approval requests: it is stored, not held, and this run of it ends here. It goes on,
+ * under the same reply id, as a new stream (`ReplyStream.continuing`) once every request is decided or expired.
+ * `text` and `toolCalls` are what it has so far; `requests` what it waits for.
+ */
+export interface ReplyPausePart {
+  type: 'reply-pause';
+  replyId: string;
+  text: string;
+  toolCalls: ToolCallRecord[];
+  requests: ApprovalRequest[];
+}
+
 /** A tool call with its outcome, as stored with the reply and given in `sync` answers and webhooks (core's). */
 export type { ToolCallRecord } from '@parley/core';
 
@@ -75,12 +98,19 @@ export interface ReplyErrorPart {
 
 /**
  * One part of a reply. A reply is one ordered stream of parts: `reply-start`, any number of `text-delta`,
- * `tool-call` and `tool-result` (each call's result after its call), then exactly one of `reply-end` or
- * `error`. A stream never throws: a failure is its last part. A consumer handles every type; the compiler checks
+ * `tool-call`, `approval-request` and `tool-result` (each call's result after its call), then exactly one of
+ * `reply-end`, `error` or `reply-pause` (the reply goes on later, in a stream of its own). A stream never throws: a failure is its last part. A consumer handles every type; the compiler checks
  * it through {@link ReplyPartHandlers}.
  */
 export type ReplyPart =
-  ReplyStartPart | TextDeltaPart | ToolCallPart | ToolResultPart | ReplyEndPart | ReplyErrorPart;
+  | ReplyStartPart
+  | TextDeltaPart
+  | ToolCallPart
+  | ApprovalRequestPart
+  | ToolResultPart
+  | ReplyEndPart
+  | ReplyErrorPart
+  | ReplyPausePart;
 
 /**
  * A handler for each part type, by type: a consumer written as `{…} satisfies ReplyPartHandlers` fails to
@@ -95,5 +125,10 @@ export function handlePart(handlers: ReplyPartHandlers, part: ReplyPart): void {
   (handlers[part.type] as (part: ReplyPart) => void)(part);
 }
 
-/** The part a reply ends with. */
-export type ReplyFinalPart = ReplyEndPart | ReplyErrorPart;
+/** The part a reply's stream ends with. */
+export type ReplyFinalPart = ReplyEndPart | ReplyErrorPart | ReplyPausePart;
+
+/** Whether `part` ends a stream. */
+export function isFinalPart(part: ReplyPart): part is ReplyFinalPart {
+  return part.type === 'reply-end' || part.type === 'error' || part.type === 'reply-pause';
+}

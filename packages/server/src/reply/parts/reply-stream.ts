@@ -1,5 +1,10 @@
 import { type StoredMessage, toolCallRecordSchema } from '@parley/core';
-import type { ReplyFinalPart, ReplyPart, ToolCallRecord } from './reply-part';
+import {
+  isFinalPart,
+  type ReplyFinalPart,
+  type ReplyPart,
+  type ToolCallRecord,
+} from './reply-part';
 
 /** Receives each part of a reply, in order. */
 export type ReplyListener = (part: ReplyPart) => void;
@@ -28,17 +33,44 @@ export class ReplyStream {
    * resuming it is told what it lacks by its character offset, not by the chunk index of the original stream.
    */
   readonly restored: boolean;
+  /**
+   * Where this run of the reply starts among its parts: 0, or, for a reply going on after a pause, the number of
+   * parts it had before (see {@link ReplyStream.continuing}).
+   */
+  readonly liveFrom: number;
   readonly #parts: ReplyPart[] = [];
   readonly #listeners = new Set<ReplyListener>();
   #end!: (part: ReplyFinalPart) => void;
   #final: ReplyFinalPart | undefined;
 
-  constructor(replyId: string, channelId: string, inReplyTo: string | null, restored = false) {
+  constructor(
+    replyId: string,
+    channelId: string,
+    inReplyTo: string | null,
+    restored = false,
+    earlier: readonly ReplyPart[] = [],
+  ) {
     this.replyId = replyId;
     this.channelId = channelId;
     this.inReplyTo = inReplyTo;
     this.restored = restored;
     this.ended = new Promise((resolve) => (this.#end = resolve));
+    this.#parts.push(...earlier.filter((part) => !isFinalPart(part)));
+    this.liveFrom = this.#parts.length;
+  }
+
+  /**
+   * A reply going on after a pause, under its id: it holds the parts it had before (`earlier`, its start first),
+   * so that a client reading it from the start, or resuming from an event id, sees one reply; consumers that
+   * deliver what is new read it with {@link subscribeLive}.
+   */
+  static continuing(
+    replyId: string,
+    channelId: string,
+    inReplyTo: string | null,
+    earlier: readonly ReplyPart[],
+  ): ReplyStream {
+    return new ReplyStream(replyId, channelId, inReplyTo, false, earlier);
   }
 
   /**
@@ -61,7 +93,7 @@ export class ReplyStream {
   write(part: ReplyPart): void {
     if (this.#final) return;
     this.#parts.push(part);
-    if (part.type === 'reply-end' || part.type === 'error') {
+    if (isFinalPart(part)) {
       this.#final = part;
       this.#end(part);
     }
@@ -78,6 +110,15 @@ export class ReplyStream {
     if (this.#final) return () => undefined;
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Hands `listener` the reply's start, then the parts of this run only (all of them for a reply that did not
+   * pause): what a consumer that delivers each part once (the room, the metrics) reads.
+   */
+  subscribeLive(listener: ReplyListener): () => void {
+    if (this.liveFrom > 0 && this.#parts[0]) deliver(listener, this.#parts[0]);
+    return this.subscribe(listener, this.liveFrom);
   }
 
   /** The parts so far. */

@@ -5,6 +5,7 @@ import type { ReplyStream } from '../parts/reply-stream';
 import {
   parseToolInput,
   runToolCall,
+  type ToolCallOutcome,
   type ToolCallRequest,
   type ToolRunContext,
 } from './run-tool-call';
@@ -27,10 +28,28 @@ export interface ToolStepLimits {
   maxCalls: number;
 }
 
+/** Which calls wait for a person before they run. */
+export interface ToolStepApprovals {
+  /** Whether the call needs a person's approval (its action's `needsApproval`). */
+  needs(call: ToolCallRequest): Promise<boolean>;
+  /** When a request made now expires (ISO 8601). */
+  expiresAt: string;
+}
+
+/** A step that waits for approvals: the outcomes of the calls that ran (by index), and the calls that wait. */
+export interface PausedToolStep {
+  paused: true;
+  /** Each call's outcome, in the model's order; undefined for a call that waits. */
+  outcomes: (ToolCallOutcome | undefined)[];
+  waiting: ToolCallRequest[];
+}
+
 /**
- * Runs the calls one model step made: a `tool-call` part for each at once (in the model's order), then the calls,
- * at most `maxParallel` at a time, each `tool-result` part as its call ends. Calls beyond `maxCalls` do not run:
- * their result is an error saying so. Never throws; a cancel ends each running call with an error result.
+ * Runs the calls one model step made: a `tool-call` part for each at once (in the model's order), an
+ * `approval-request` part for each that needs a person's approval, then the other calls, at most `maxParallel` at
+ * a time, each `tool-result` part as its call ends. Calls beyond `maxCalls` do not run: their result is an error
+ * saying so. When some call waits for approval the step pauses ({@link PausedToolStep}); the caller goes on with
+ * {@link assembleStep} once they are decided. Never throws; a cancel ends each running call with an error result.
  */
 export async function runToolStep(
   calls: readonly ToolCallRequest[],
@@ -38,7 +57,8 @@ export async function runToolStep(
   stream: ReplyStream,
   context: ToolRunContext,
   limits: ToolStepLimits,
-): Promise<ToolStepResult> {
+  approvals?: ToolStepApprovals,
+): Promise<ToolStepResult | PausedToolStep> {
   const { replyId } = stream;
   for (const call of calls) {
     stream.write({
@@ -50,31 +70,68 @@ export async function runToolStep(
       step,
     });
   }
+  const waits = await Promise.all(
+    calls.map((call, index) =>
+      approvals && index < limits.maxCalls ? approvals.needs(call) : Promise.resolve(false),
+    ),
+  );
+  calls.forEach((call, index) => {
+    if (!waits[index]) return;
+    stream.write({
+      type: 'approval-request',
+      replyId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: shownInput(call.input),
+      step,
+      expiresAt: approvals!.expiresAt,
+    });
+  });
   const limit = pLimit(Math.max(1, limits.maxParallel));
   const outcomes = await Promise.all(
     calls.map((call, index) =>
-      limit(async () => {
-        const outcome =
-          index < limits.maxCalls
-            ? await runToolCall(call, context)
-            : {
-                input: shownInput(call.input),
-                error: `Too many tool calls in one step: at most ${limits.maxCalls} run`,
-              };
-        stream.write({
-          type: 'tool-result',
-          replyId,
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          ...(outcome.error === undefined
-            ? { output: outcome.output ?? {} }
-            : { error: outcome.error }),
-          step,
-        });
-        return outcome;
-      }),
+      waits[index]
+        ? Promise.resolve(undefined)
+        : limit(async () => {
+            const outcome =
+              index < limits.maxCalls
+                ? await runToolCall(call, context)
+                : {
+                    input: shownInput(call.input),
+                    error: `Too many tool calls in one step: at most ${limits.maxCalls} run`,
+                  };
+            writeResult(stream, call, outcome, step);
+            return outcome;
+          }),
     ),
   );
+  const waiting = calls.filter((_, index) => waits[index]);
+  if (waiting.length > 0) return { paused: true, outcomes, waiting };
+  return assembleStep(calls, outcomes as ToolCallOutcome[]);
+}
+
+/** Writes a call's `tool-result` part. */
+export function writeResult(
+  stream: ReplyStream,
+  call: ToolCallRequest,
+  outcome: ToolCallOutcome,
+  step: number,
+): void {
+  stream.write({
+    type: 'tool-result',
+    replyId: stream.replyId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    ...(outcome.error === undefined ? { output: outcome.output ?? {} } : { error: outcome.error }),
+    step,
+  });
+}
+
+/** A step's calls with their outcomes (in the model's order) as records, actions that ran and model messages. */
+export function assembleStep(
+  calls: readonly ToolCallRequest[],
+  outcomes: readonly ToolCallOutcome[],
+): ToolStepResult {
   const records: ToolCallRecord[] = [];
   const ran: string[] = [];
   const messages: ModelMessage[] = [];
@@ -104,6 +161,6 @@ export async function runToolStep(
 const MAX_SHOWN_INPUT = 64 * 1024;
 
 /** A call's arguments as parts show them: parsed JSON, or the text as it came, storable either way. */
-function shownInput(input: unknown): unknown {
+export function shownInput(input: unknown): unknown {
   return toStorableValue(parseToolInput(input).value, MAX_SHOWN_INPUT);
 }

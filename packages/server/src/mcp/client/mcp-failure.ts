@@ -1,0 +1,58 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+
+/** Longest failure description kept (readiness, logs, the model). */
+const MAX_DESCRIPTION = 200;
+
+/**
+ * What a failed request to an MCP server says about the server: `tool` the server answered with an error (it is
+ * up), `timeout` it did not answer in time (it may be busy), `outage` it cannot be reached (the connection closed,
+ * the process exited, the address refuses, the session is gone).
+ */
+export type McpFailureKind = 'tool' | 'timeout' | 'outage';
+
+/** The kind of a request's failure (see {@link McpFailureKind}). */
+export function classifyMcpFailure(error: unknown): McpFailureKind {
+  if (error instanceof McpError) {
+    if (error.code === (ErrorCode.ConnectionClosed as number)) return 'outage';
+    if (error.code === (ErrorCode.RequestTimeout as number)) return 'timeout';
+    return 'tool';
+  }
+  return 'outage';
+}
+
+/**
+ * A short description of a failure, safe to show in readiness, logs and to the model: an error code or HTTP
+ * status and the SDK's words, never a URL (it may carry a token), a stack or a response body.
+ */
+export function describeMcpFailure(error: unknown): string {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    return typeof error.code === 'number' && error.code > 0
+      ? `HTTP ${error.code}`
+      : 'the HTTP connection failed';
+  }
+  if (error instanceof McpError) {
+    if (error.code === (ErrorCode.ConnectionClosed as number)) return 'the connection closed';
+    if (error.code === (ErrorCode.RequestTimeout as number)) return 'no answer in time';
+    return cut(error.message.replace(/^MCP error -?\d+: /, ''));
+  }
+  const cause = (error as { cause?: unknown })?.cause;
+  const code = codeOf(error) ?? codeOf(cause);
+  if (code !== undefined) return code;
+  // fetch's "fetch failed" says why only in its cause ("bad port", "invalid URL"…).
+  if (error instanceof Error && cause instanceof Error)
+    return cut(`${error.message}: ${cause.message}`);
+  if (error instanceof Error) return cut(error.message);
+  return 'failed';
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
+}
+
+function cut(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length <= MAX_DESCRIPTION ? line : `${line.slice(0, MAX_DESCRIPTION - 1)}…`;
+}

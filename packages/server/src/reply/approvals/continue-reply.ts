@@ -1,0 +1,31 @@
+import type { StoredMessage } from '@parley/core';
+import type { AgentProfile } from '../../agents/agent-profile';
+import type { StoredDecision } from '../../storage/approval-store';
+import { prepareLoop } from '../loop/loop-setup';
+import { conclude, guarded, type ModelReplyContext } from '../loop/produce-model-reply';
+import { runAgentLoop } from '../loop/run-agent-loop';
+import type { ReplyStream } from '../parts/reply-stream';
+import { settlePausedStep, type LoopCheckpoint } from './pause-reply';
+
+/**
+ * Takes on a reply that paused for approvals, in `stream` (a {@link ReplyStream.continuing} of it): the waiting
+ * calls run or are refused by their decisions, and the loop goes on from the next step, to a stored reply, a
+ * failure, or another pause. Never rejects: a failure is an `error` part.
+ */
+export async function continueModelReply(
+  context: ModelReplyContext,
+  stream: ReplyStream,
+  agent: AgentProfile,
+  userMessage: StoredMessage,
+  checkpoint: LoopCheckpoint,
+  decisions: readonly StoredDecision[],
+): Promise<void> {
+  const byCall = new Map(decisions.map((each) => [each.toolCallId, each]));
+  await guarded(context, stream, agent, userMessage, async () => {
+    const { progress, paused } = checkpoint;
+    const setup = await prepareLoop(context, agent, userMessage);
+    await settlePausedStep(context, setup, stream, progress, paused, (id) => byCall.get(id));
+    const outcome = await runAgentLoop(context, setup, agent, stream, progress);
+    await conclude(context, setup, agent, stream, userMessage, progress, outcome);
+  });
+}

@@ -1,0 +1,84 @@
+import type { StoredMessage } from '@parley/core';
+import type { Memory, State } from '@parley/plugin-sdk';
+import type { AgentAbilities, AgentAction } from '../../agents/agent-abilities';
+import type { AgentProfile } from '../../agents/agent-profile';
+import { composeState } from '../../agents/compose-state';
+import { toMemory } from '../../agents/to-memory';
+import type { ToolRunContext } from '../tools/run-tool-call';
+import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
+import { offeredActions } from './offered-actions';
+import type { ModelReplyContext } from './produce-model-reply';
+
+/** What every step of one reply's loop reads: the history, the agent's abilities, bounds and offered actions. */
+export interface LoopSetup {
+  history: StoredMessage[];
+  /** Absent for an agent that only talks. */
+  abilities: AgentAbilities | undefined;
+  limits: AgentLoopLimits;
+  /** The message being answered, as actions see it. */
+  message: Memory;
+  /** A new state for each model call (a handler may change the one it is given). */
+  compose: () => Promise<State>;
+  /** The actions offered for the message. */
+  actions: AgentAction[];
+  /** What running a call needs, for the state of its step. */
+  toolContext: (state: State, offered: readonly AgentAction[]) => ToolRunContext;
+}
+
+/** Reads what a reply's loop needs: the channel's recent history, the agent's offered actions and bounds. */
+export async function prepareLoop(
+  context: ModelReplyContext,
+  agent: AgentProfile,
+  userMessage: StoredMessage,
+): Promise<LoopSetup> {
+  const { store, logger, historyLimit, signal } = context;
+  const agentName = agent.character.name;
+  const recent = await store.recent(userMessage.channel_id, historyLimit);
+  // The message being answered goes last, even when later messages arrived meanwhile.
+  const history = recent.filter((message) => message.id !== userMessage.id);
+  history.push(userMessage);
+  // An agent whose plugins bring nothing to do only talks: no state, no prompt sections, no validation.
+  const found = context.abilitiesOf?.(agent.agentId);
+  const abilities = found && !found.empty ? found : undefined;
+  const limits = loopLimitsFor(agent.character, context.loopLimits);
+  const message = toMemory(userMessage, agent.agentId);
+  // elizaOS templates' {{recentMessages}}: the history the model sees, one "Name: text" line each. Built only
+  // for an agent that can act: a plain reply has no template to fill.
+  const values = () => ({
+    agentName,
+    senderName: userMessage.author_name,
+    recentMessages: history.map((entry) => `${entry.author_name}: ${entry.content}`).join('\n'),
+  });
+  const compose = async (): Promise<State> =>
+    !abilities
+      ? { values: {}, data: {}, text: '' }
+      : abilities.providers.length > 0
+        ? composeState(abilities, message, {
+            timeoutMs: limits.providerTimeoutMs,
+            logger,
+            values: values(),
+          })
+        : { values: values(), data: {}, text: '' };
+  const actions =
+    abilities && limits.maxSteps > 0
+      ? await offeredActions(abilities, message, limits.providerTimeoutMs, logger)
+      : [];
+  const secrets = [...secretsOf(agent.character), ...(context.serverSecrets ?? [])];
+  const toolContext = (state: State, offered: readonly AgentAction[]): ToolRunContext => ({
+    findAction: (name) => {
+      const action = abilities?.findAction(name);
+      return action && offered.includes(action) ? action : undefined;
+    },
+    message,
+    state,
+    signal,
+    timeoutMs: limits.toolTimeoutMs,
+    resultLimit: limits.toolResultLimit,
+    post: (content) =>
+      context.postAsAgent ? context.postAsAgent(agent, content, userMessage) : Promise.resolve([]),
+    logger,
+    secrets,
+    telemetry: context.telemetry,
+  });
+  return { history, abilities, limits, message, compose, actions, toolContext };
+}

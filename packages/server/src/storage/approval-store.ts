@@ -1,0 +1,300 @@
+import { type Kysely, sql } from 'kysely';
+import type { DatabaseSchema, PausedReplyTable } from './schema';
+import { storageCall } from './to-storage-error';
+
+/** A call waiting for a decision, as stored. */
+export interface StoredApprovalRequest {
+  toolCallId: string;
+  toolName: string;
+}
+
+/** What a paused reply stores: enough for any process to continue it. */
+export interface PauseRecord {
+  replyId: string;
+  channelId: string;
+  agentId: string;
+  inReplyTo: string;
+  /** The reply's parts so far. */
+  parts: readonly unknown[];
+  /** The agent loop's state. */
+  progress: Record<string, unknown>;
+  expiresAt: Date;
+  requests: readonly StoredApprovalRequest[];
+}
+
+/** A paused reply as read back. */
+export interface PausedReply {
+  replyId: string;
+  channelId: string;
+  agentId: string;
+  inReplyTo: string;
+  status: PausedReplyTable['status'];
+  parts: unknown[];
+  progress: Record<string, unknown> | null;
+  expiresAt: Date;
+}
+
+/** A decision as the continuation reads it. */
+export type Decision = 'approved' | 'denied' | 'expired';
+
+/** One call's decision, by its id. */
+export interface StoredDecision {
+  toolCallId: string;
+  toolName: string;
+  decision: Decision;
+  reason: string | null;
+}
+
+/** Where a call's request stands, for the answer to a decision that was not taken. */
+export interface RequestState {
+  channelId: string;
+  decided: boolean;
+  /** The reply no longer waits: it expired, or it was continued. */
+  closed: boolean;
+}
+
+/**
+ * Paused replies and their approval requests (`paused_replies`, `approval_requests`). Every change that more
+ * than one process may attempt at once is one conditional statement: a decision is taken once, a continuation
+ * is claimed by one process, under any number of concurrent attempts.
+ */
+export class ApprovalStore {
+  readonly #db: Kysely<DatabaseSchema>;
+  readonly #sync: () => Promise<void>;
+
+  constructor(db: Kysely<DatabaseSchema>, sync: () => Promise<void> = () => Promise.resolve()) {
+    this.#db = db;
+    this.#sync = sync;
+  }
+
+  /** Stores a pause (a reply pausing again replaces its earlier state and requests). */
+  async pause(record: PauseRecord): Promise<void> {
+    const row = {
+      reply_id: record.replyId,
+      channel_id: record.channelId,
+      agent_id: record.agentId,
+      in_reply_to: record.inReplyTo,
+      status: 'waiting' as const,
+      parts: JSON.stringify(record.parts),
+      progress: JSON.stringify(record.progress),
+      expires_at: record.expiresAt,
+      lease_until: null,
+      updated_at: new Date(),
+    };
+    await storageCall('paused reply', () =>
+      this.#db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('paused_replies')
+          .values(row)
+          .onConflict((conflict) =>
+            conflict.column('reply_id').doUpdateSet({
+              status: 'waiting',
+              parts: row.parts,
+              progress: row.progress,
+              expires_at: row.expires_at,
+              lease_until: null,
+              updated_at: row.updated_at,
+            }),
+          )
+          .execute();
+        await trx.deleteFrom('approval_requests').where('reply_id', '=', record.replyId).execute();
+        await trx
+          .insertInto('approval_requests')
+          .values(
+            record.requests.map(({ toolCallId, toolName }) => ({
+              reply_id: record.replyId,
+              tool_call_id: toolCallId,
+              tool_name: toolName,
+            })),
+          )
+          .execute();
+      }),
+    );
+    await this.#sync();
+  }
+
+  /** The paused reply `replyId` (waiting, running or ended), if there is one. */
+  async get(replyId: string): Promise<PausedReply | undefined> {
+    const row = await storageCall('paused reply', () =>
+      this.#db
+        .selectFrom('paused_replies')
+        .selectAll()
+        .where('reply_id', '=', replyId)
+        .executeTakeFirst(),
+    );
+    return row && toPausedReply(row);
+  }
+
+  /** Where the request of `toolCallId` in `replyId` stands; undefined when there is no such request. */
+  async requestState(replyId: string, toolCallId: string): Promise<RequestState | undefined> {
+    const row = await storageCall('approval request', () =>
+      this.#db
+        .selectFrom('approval_requests as r')
+        .innerJoin('paused_replies as p', 'p.reply_id', 'r.reply_id')
+        .select(['p.channel_id', 'p.status', 'p.expires_at', 'r.decision'])
+        .where('r.reply_id', '=', replyId)
+        .where('r.tool_call_id', '=', toolCallId)
+        .executeTakeFirst(),
+    );
+    if (!row) return undefined;
+    return {
+      channelId: row.channel_id,
+      decided: row.decision !== null,
+      closed: row.status !== 'waiting' || new Date(row.expires_at).getTime() <= Date.now(),
+    };
+  }
+
+  /** Takes a decision unless one was taken or the reply no longer waits; whether this call took it. */
+  async decide(
+    replyId: string,
+    toolCallId: string,
+    decision: 'approved' | 'denied',
+    reason: string | undefined,
+  ): Promise<boolean> {
+    const result = await storageCall('approval decision', () =>
+      sql`UPDATE approval_requests r
+          SET decision = ${decision}, reason = ${reason ?? null}, decided_at = now()
+          FROM paused_replies p
+          WHERE r.reply_id = ${replyId}::uuid AND r.tool_call_id = ${toolCallId}
+            AND r.decision IS NULL AND p.reply_id = r.reply_id
+            AND p.status = 'waiting' AND p.expires_at > now()`.execute(this.#db),
+    );
+    const taken = Number(result.numAffectedRows ?? 0) === 1;
+    if (taken) await this.#sync();
+    return taken;
+  }
+
+  /** Marks every undecided request of a reply that waited past its expiry as expired; how many replies. */
+  async expireDue(): Promise<number> {
+    const result = await storageCall('approval expiry', () =>
+      sql`UPDATE approval_requests SET decision = 'expired', decided_at = now()
+          WHERE decision IS NULL AND reply_id IN (
+            SELECT reply_id FROM paused_replies WHERE status = 'waiting' AND expires_at <= now())`.execute(
+        this.#db,
+      ),
+    );
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  /**
+   * Claims up to `limit` replies ready to go on (every request decided, or a continuation whose process let its
+   * lease lapse), `replyId` alone when given, for `leaseMs`. Each reply is claimed by one caller only.
+   */
+  async claimReady(leaseMs: number, limit: number, replyId?: string): Promise<PausedReply[]> {
+    const only = replyId === undefined ? sql`` : sql`AND p.reply_id = ${replyId}::uuid`;
+    const { rows } = await storageCall('paused reply claim', () =>
+      sql<PausedReplyRow>`UPDATE paused_replies SET status = 'running',
+            lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+          WHERE reply_id IN (
+            SELECT p.reply_id FROM paused_replies p
+            WHERE ((p.status = 'waiting' AND NOT EXISTS (
+                     SELECT 1 FROM approval_requests r
+                     WHERE r.reply_id = p.reply_id AND r.decision IS NULL))
+                   OR (p.status = 'running' AND p.lease_until < now())) ${only}
+            ORDER BY p.updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING *`.execute(this.#db),
+    );
+    if (rows.length > 0) await this.#sync();
+    return rows.map(toPausedReply);
+  }
+
+  /** Extends the lease of a continuation this process runs. */
+  async renew(replyId: string, leaseMs: number): Promise<void> {
+    await storageCall('paused reply lease', () =>
+      sql`UPDATE paused_replies
+          SET lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+          WHERE reply_id = ${replyId}::uuid AND status = 'running'`.execute(this.#db),
+    );
+  }
+
+  /** The decisions of a reply's requests. */
+  async decisions(replyId: string): Promise<StoredDecision[]> {
+    const rows = await storageCall('approval decisions', () =>
+      this.#db
+        .selectFrom('approval_requests')
+        .select(['tool_call_id', 'tool_name', 'decision', 'reason'])
+        .where('reply_id', '=', replyId)
+        .execute(),
+    );
+    return rows.map((row) => ({
+      toolCallId: row.tool_call_id,
+      toolName: row.tool_name,
+      decision: (row.decision ?? 'expired') as Decision,
+      reason: row.reason,
+    }));
+  }
+
+  /** Records that a continued reply ended, with all its parts (its final one last). */
+  async end(replyId: string, parts: readonly unknown[]): Promise<void> {
+    await storageCall('paused reply', () =>
+      this.#db
+        .updateTable('paused_replies')
+        .set({
+          status: 'ended',
+          parts: JSON.stringify(parts),
+          progress: null,
+          lease_until: null,
+          updated_at: new Date(),
+        })
+        .where('reply_id', '=', replyId)
+        .execute(),
+    );
+    await this.#sync();
+  }
+
+  /** Ends a reply that still waits (a cancel), with its parts; whether it waited. */
+  async endWaiting(replyId: string, parts: readonly unknown[]): Promise<boolean> {
+    const result = await storageCall('paused reply', () =>
+      this.#db
+        .updateTable('paused_replies')
+        .set({
+          status: 'ended',
+          parts: JSON.stringify(parts),
+          progress: null,
+          updated_at: new Date(),
+        })
+        .where('reply_id', '=', replyId)
+        .where('status', '=', 'waiting')
+        .executeTakeFirst(),
+    );
+    const ended = Number(result.numUpdatedRows) === 1;
+    if (ended) await this.#sync();
+    return ended;
+  }
+
+  /** Removes up to `limit` replies that ended more than `olderThanMs` ago; how many. */
+  async purgeEnded(olderThanMs: number, limit: number): Promise<number> {
+    const result = await storageCall('paused reply purge', () =>
+      sql`DELETE FROM paused_replies WHERE reply_id IN (
+            SELECT reply_id FROM paused_replies
+            WHERE status = 'ended' AND updated_at < now() - make_interval(secs => ${olderThanMs / 1000})
+            LIMIT ${limit})`.execute(this.#db),
+    );
+    return Number(result.numAffectedRows ?? 0);
+  }
+}
+
+type PausedReplyRow = {
+  reply_id: string;
+  channel_id: string;
+  agent_id: string;
+  in_reply_to: string;
+  status: PausedReplyTable['status'];
+  parts: unknown;
+  progress: unknown;
+  expires_at: Date | string;
+};
+
+function toPausedReply(row: PausedReplyRow): PausedReply {
+  const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+  return {
+    replyId: row.reply_id,
+    channelId: row.channel_id,
+    agentId: row.agent_id,
+    inReplyTo: row.in_reply_to,
+    status: row.status,
+    parts: (json(row.parts) as unknown[]) ?? [],
+    progress: (json(row.progress) as Record<string, unknown> | null) ?? null,
+    expiresAt: new Date(row.expires_at),
+  };
+}
