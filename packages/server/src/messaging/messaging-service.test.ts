@@ -11,7 +11,7 @@ import { roomDelivery } from './deliver-to-room';
 import { MessagingService } from './messaging-service';
 import { type RoomBroadcaster, silentBroadcaster } from './room-broadcaster';
 
-it('ends a reply with an error part when the channel sequencer fails (its database gone)', async () => {
+it('ends a reply with UNAVAILABLE, never INTERNAL, when the channel sequencer fails (its database gone)', async () => {
   const template = await copyPGliteTemplate();
   const database = createDatabase(template.location);
   try {
@@ -35,7 +35,7 @@ it('ends a reply with an error part when the channel sequencer fails (its databa
       source: 'test',
     });
     const end = await reply.ended;
-    expect(end).toMatchObject({ type: 'error', code: 'INTERNAL' });
+    expect(end).toMatchObject({ type: 'error', code: 'UNAVAILABLE' });
     expect(events).toEqual(['messageBroadcast', 'messageError', 'messageComplete']);
     await expect.poll(() => messaging.pendingReplies).toBe(0);
   } finally {

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
 import { logError, toParleyError } from '../../errors/to-parley-error';
+import { isDatabaseUnavailable, toStorageError } from '../../storage/to-storage-error';
 import type { ReplyErrorPart } from '../parts/reply-part';
 
 /**
  * The one place a failed reply becomes its `error` part: the failure is mapped to a client-safe code and
- * message and logged once, with the cause summarised and never the conversation.
+ * message and logged once, with the cause summarised and never the conversation. A database that cannot be
+ * reached is UNAVAILABLE (503) whatever part of the reply's path met it (its turn in the channel, its history,
+ * its store), never INTERNAL.
  */
 export function toReplyError(
   error: unknown,
@@ -12,7 +15,9 @@ export function toReplyError(
   logger: Logger,
   context: Record<string, unknown>,
 ): ReplyErrorPart {
-  const parleyError = toParleyError(error);
+  const parleyError = toParleyError(
+    isDatabaseUnavailable(error) ? toStorageError(error, 'reply') : error,
+  );
   logError(logger, parleyError, { ...context, replyId });
   return { type: 'error', replyId, code: parleyError.code, message: parleyError.message };
 }
