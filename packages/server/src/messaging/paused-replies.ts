@@ -111,12 +111,18 @@ export class PausedReplies {
     return { replyId, toolCallId: input.toolCallId, status: decision };
   }
 
-  /** One round: expire requests past their time, go on with ready replies, remove long-ended pauses. */
+  /**
+   * One round: expire requests past their time, go on with ready replies, remove long-ended pauses. A round
+   * with nothing open or stale costs one statement (every process sweeps each second, most of them idle).
+   */
   async sweep(): Promise<void> {
     const { store } = this.#options;
-    await store.expireDue();
-    await this.#resumeReady();
-    await store.purgeEnded(ENDED_KEPT_MS, PURGE_BATCH);
+    const needs = await store.sweepNeeds(ENDED_KEPT_MS);
+    if (needs.open) {
+      await store.expireDue();
+      await this.#resumeReady();
+    }
+    if (needs.stale) await store.purgeEnded(ENDED_KEPT_MS, PURGE_BATCH);
   }
 
   /**

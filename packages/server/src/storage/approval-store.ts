@@ -164,6 +164,19 @@ export class ApprovalStore {
     return taken;
   }
 
+  /** One cheap look for a sweep: are any replies open (waiting or running), and any ended long enough ago? */
+  async sweepNeeds(endedKeptMs: number): Promise<{ open: boolean; stale: boolean }> {
+    const { rows } = await storageCall('paused reply sweep', () =>
+      sql<{ open: boolean; stale: boolean }>`SELECT
+            EXISTS (SELECT 1 FROM paused_replies WHERE status <> 'ended') AS open,
+            EXISTS (SELECT 1 FROM paused_replies WHERE status = 'ended'
+                    AND updated_at < now() - make_interval(secs => ${endedKeptMs / 1000})) AS stale`.execute(
+        this.#db,
+      ),
+    );
+    return { open: rows[0]?.open === true, stale: rows[0]?.stale === true };
+  }
+
   /** Marks every undecided request of a reply that waited past its expiry as expired; how many replies. */
   async expireDue(): Promise<number> {
     const result = await storageCall('approval expiry', () =>
