@@ -13,15 +13,18 @@ import {
 import { childConfig } from './child.mjs';
 
 const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [], tracing } = childConfig();
-// `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario).
-const traces = tracing
-  ? startTracing({
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_ENDPOINT: tracing,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      OTEL_TRACES_SAMPLER: 'always_on',
-    })
-  : undefined;
+// `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario). `absent`: no
+// tracing code on the reply's path at all (`traceContext: false`), the baseline tracing off is compared with.
+const traceless = tracing === 'absent';
+const traces =
+  tracing && !traceless
+    ? startTracing({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: tracing,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_TRACES_SAMPLER: 'always_on',
+      })
+    : undefined;
 // Plugins by name (a child's config is JSON): `echo` is the `tool-reply` scenario's ECHO action.
 const plugins = [];
 if (pluginNames.includes('echo')) plugins.push((await import('./echo-plugin.mjs')).echoPlugin);
@@ -64,6 +67,7 @@ const server = createServer({
   rateLimit: false,
   socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
   ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
+  ...(traceless ? { traceContext: false } : {}),
 });
 const { url } = await server.start();
 

@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
-import { traceFields } from './tracing/trace-context';
+import { logMixin } from './tracing/log-context';
 
 /** Paths whose values never reach a log line. */
 const REDACTED_PATHS = [
@@ -98,8 +98,9 @@ export function createLogger(
     level,
     base: { service: 'parley' },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // A line written while a span is active names its trace (`trace_id`, `span_id`); none with tracing off.
-    mixin: traceFields,
+    // A line written for a request or socket event names it (`requestId`, `socketId`), and one written while a
+    // span is active its trace (`trace_id`, `span_id`; none with tracing off).
+    mixin: logMixin,
   };
   if (destination) return pino(settings, destination);
   if ((format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json') {

@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   statusCode: number;
   /** The resource's attributes (`service.name`…). */
   resource: Record<string, unknown>;
+  /** The spans it links to (hex ids). */
+  links: { traceId: string; spanId: string }[];
 }
 
 /** An OTLP/HTTP trace receiver in the test: what the exporter sent, decoded, and by which encoding. */
@@ -38,8 +40,9 @@ message Scope { string name = 1; string version = 2; }
 message Span {
   bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4; string name = 5;
   int32 kind = 6; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8;
-  repeated KeyValue attributes = 9; Status status = 15;
+  repeated KeyValue attributes = 9; repeated Link links = 13; Status status = 15;
 }
+message Link { bytes trace_id = 1; bytes span_id = 2; }
 message Status { string message = 2; int32 code = 3; }
 message KeyValue { string key = 1; AnyValue value = 2; }
 message AnyValue {
@@ -75,6 +78,7 @@ interface DecodedSpan {
   kind?: number;
   attributes?: KeyValue[];
   status?: { code?: number };
+  links?: { traceId?: string; spanId?: string }[];
 }
 interface DecodedRequest {
   resourceSpans?: {
@@ -107,6 +111,10 @@ function spansOf(request: DecodedRequest): ReceivedSpan[] {
         attributes: attributesOf(span.attributes),
         statusCode: span.status?.code ?? 0,
         resource: attributesOf(resourceSpans.resource?.attributes),
+        links: (span.links ?? []).map((link) => ({
+          traceId: link.traceId ?? '',
+          spanId: link.spanId ?? '',
+        })),
       })),
     ),
   );
@@ -131,6 +139,12 @@ function hexIds(request: DecodedRequest): DecodedRequest {
         for (const key of ['traceId', 'spanId', 'parentSpanId'] as const) {
           const id = span[key];
           if (id) span[key] = Buffer.from(id, 'base64').toString('hex');
+        }
+        for (const link of span.links ?? []) {
+          for (const key of ['traceId', 'spanId'] as const) {
+            const id = link[key];
+            if (id) link[key] = Buffer.from(id, 'base64').toString('hex');
+          }
         }
       }
   return request;

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Level, Logger } from 'pino';
+import { bindLogFields, withLogFields } from '../tracing/log-context';
 import type { AppEnv } from './app-env';
 
 /** What the request log knows about one finished request. */
@@ -35,7 +36,8 @@ function routeOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
 }
 
 /**
- * Gives each request a child logger carrying its request id (`c.get('logger')`) and, once the response is
+ * Gives each request a child logger carrying its request id (`c.get('logger')`), as does every line written by
+ * what the request starts (its reply: the server logger's mixin), and, once the response is
  * ready, logs one line — method, path, status, ms, request id — at `requestLogLevel` and hands the same entry to
  * `onRequest`. Streamed responses are logged when their headers are ready, not when the stream ends.
  */
@@ -43,8 +45,18 @@ export function requestLog(options: RequestLogOptions): MiddlewareHandler<AppEnv
   const level = options.requestLogLevel ?? 'info';
   return async (c, next) => {
     const requestId = c.get('requestId');
-    const logger = options.logger.child({ requestId });
+    const logger = bindLogFields(options.logger, { requestId });
     c.set('logger', logger);
+    // Every line written for the request, by its handler and by what it starts (its reply), names it.
+    return withLogFields({ requestId }, () => logged(requestId, logger, c, next));
+  };
+
+  async function logged(
+    requestId: string,
+    logger: Logger,
+    c: Parameters<MiddlewareHandler<AppEnv>>[0],
+    next: () => Promise<void>,
+  ): Promise<void> {
     const started = performance.now();
     try {
       await next();
@@ -65,5 +77,5 @@ export function requestLog(options: RequestLogOptions): MiddlewareHandler<AppEnv
       }
       options.onRequest?.(entry);
     }
-  };
+  }
 }

@@ -8,7 +8,9 @@ import {
   reservedUuid,
 } from '@parley/core';
 import type { AgentScheduleOptions, ScheduledMessageInfo } from '@parley/plugin-sdk';
+import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { inActiveSpan } from '../tracing/in-span';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { MessagingService } from '../messaging/messaging-service';
@@ -29,6 +31,8 @@ export interface DispatcherOptions {
   maxAttempts?: number;
   /** The clock (tests move it by hand). */
   now?: () => Date;
+  /** Where each send's span goes (`parley.scheduled.send`, a trace of its own); none: no spans. */
+  tracer?: Tracer;
 }
 
 const CLAIM_BATCH = 50;
@@ -110,8 +114,26 @@ export class ScheduledMessageDispatcher {
     const { store, now, leaseMs } = this.#options;
     const due = await store.claimDue(now(), this.#worker, leaseMs, CLAIM_BATCH);
     let posted = 0;
-    for (const record of due) if (await this.#dispatch(record)) posted += 1;
+    for (const record of due) if (await this.#traced(record)) posted += 1;
     return posted;
+  }
+
+  /** {@link #dispatch} in a span of its own: the post, its statements and its delivery to the room. */
+  #traced(record: ScheduledMessageRecord): Promise<boolean> {
+    const attributes = {
+      'parley.scheduled.id': record.id,
+      'gen_ai.agent.id': record.agentId,
+      'gen_ai.conversation.id': record.channelId,
+    };
+    return inActiveSpan(
+      this.#options.tracer,
+      { name: 'parley.scheduled.send', attributes, parent: ROOT_CONTEXT },
+      async (span) => {
+        const posted = await this.#dispatch(record);
+        span?.setAttribute('parley.scheduled.posted', posted);
+        return posted;
+      },
+    );
   }
 
   async #dispatch(record: ScheduledMessageRecord): Promise<boolean> {

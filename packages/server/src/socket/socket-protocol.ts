@@ -11,12 +11,15 @@ import {
   socketEnvelopeSchema,
   typingPayloadSchema,
 } from '@parley/core';
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
 import { logError, toParleyError } from '../errors/to-parley-error';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from '../guards/token-bucket';
+import { annotate, markFailed } from '../tracing/in-span';
+import { messageEventOf, socketEventObserver } from '../tracing/socket-tracing';
 
 /** Limits of one socket. */
 export interface SocketLimits {
@@ -57,7 +60,11 @@ export function serveSocketProtocol(
   messaging: MessagingService,
   limits: SocketLimits,
   logger: Logger,
+  tracer?: Tracer,
 ): void {
+  // Each event's handling, and the reply it starts, is one span (with a tracer) and logs with the socket's id.
+  const observe = socketEventObserver(tracer);
+
   const stateOf = (socket: Socket): SocketState =>
     ((socket.data as { parley?: SocketState }).parley ??= {
       bucket: new TokenBucket(limits.rateBurst, limits.ratePerSecond),
@@ -65,6 +72,7 @@ export function serveSocketProtocol(
 
   function fail(socket: Socket, error: unknown, ack: unknown) {
     const parleyError = toParleyError(error);
+    markFailed(parleyError.code);
     logError(logger, parleyError, { socketId: socket.id });
     const body = { code: parleyError.code, message: parleyError.message };
     const answer = ackOf(ack);
@@ -108,6 +116,8 @@ export function serveSocketProtocol(
       );
     }
     state.rooms.set(roomId, entityId);
+    annotate({ 'gen_ai.conversation.id': roomId });
+    logger.debug({ socketId: socket.id, roomId, entityId }, 'socket joined a room');
     void socket.join(roomId);
     if (joinedAs !== entityId) socket.to(roomId).emit('userJoined', { userId: entityId, roomId });
     ack?.({ status: 'ok', roomId });
@@ -116,6 +126,8 @@ export function serveSocketProtocol(
   async function send(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
     const payload = parseOrThrow(sendMessagePayloadSchema, rawPayload, 'SEND_MESSAGE payload');
     requireMember(socket, payload.roomId, payload.senderId);
+    annotate({ 'gen_ai.conversation.id': payload.roomId });
+    logger.info({ socketId: socket.id, roomId: payload.roomId }, 'socket message');
     const { message } = await messaging.converse({
       channelId: payload.roomId,
       text: payload.message,
@@ -134,23 +146,28 @@ export function serveSocketProtocol(
   }
 
   function onMessage(this: Socket, raw: unknown, ack?: unknown) {
+    observe(this, messageEventOf(raw), () => handleMessage(this, raw, ack));
+  }
+
+  function handleMessage(socket: Socket, raw: unknown, ack: unknown): Promise<void> | undefined {
     const answer = ackOf(ack);
     try {
-      guard(this, raw);
+      guard(socket, raw);
       const envelope = parseOrThrow(socketEnvelopeSchema, raw, 'message envelope');
       const type: SOCKET_MESSAGE_TYPE = envelope.type;
       switch (type) {
         case SOCKET_MESSAGE_TYPE.ROOM_JOINING:
-          return join(this, envelope.payload, answer);
+          join(socket, envelope.payload, answer);
+          return;
         case SOCKET_MESSAGE_TYPE.SEND_MESSAGE:
-          return void send(this, envelope.payload, answer).catch((error: unknown) =>
-            fail(this, error, ack),
+          return send(socket, envelope.payload, answer).catch((error: unknown) =>
+            fail(socket, error, ack),
           );
         default:
           throw new ParleyError('BAD_REQUEST', `Unsupported message type ${type}`);
       }
     } catch (error) {
-      fail(this, error, ack);
+      fail(socket, error, ack);
     }
   }
 
@@ -168,38 +185,48 @@ export function serveSocketProtocol(
   // A cancel is refused to a connection that could not post in the room (not joined), like a message would be;
   // it counts against the socket's event rate like every event.
   function onCancelReply(this: Socket, raw: unknown, ack?: unknown) {
+    observe(this, 'cancelReply', () => cancelReply(this, raw, ack));
+  }
+
+  function cancelReply(socket: Socket, raw: unknown, ack: unknown): Promise<void> | undefined {
     try {
-      guard(this, raw);
+      guard(socket, raw);
       const { replyId, roomId } = parseOrThrow(
         cancelReplyPayloadSchema,
         raw,
         'cancelReply payload',
       );
-      if (existingStateOf(this)?.rooms?.get(roomId) === undefined) {
+      annotate({ 'gen_ai.conversation.id': roomId, 'parley.reply.id': replyId });
+      if (existingStateOf(socket)?.rooms?.get(roomId) === undefined) {
         throw new ParleyError('FORBIDDEN', `Join room ${roomId} before cancelling its replies`);
       }
-      messaging.cancelReply(replyId, roomId).then(
+      return messaging.cancelReply(replyId, roomId).then(
         () => ackOf(ack)?.({ status: 'ok', roomId, replyId }),
-        (error: unknown) => fail(this, error, ack),
+        (error: unknown) => fail(socket, error, ack),
       );
     } catch (error) {
-      fail(this, error, ack);
+      fail(socket, error, ack);
     }
   }
 
   // A decision, like a cancel, is refused to a connection that could not post in the room (not joined).
   function onDecideApproval(this: Socket, raw: unknown, ack?: unknown) {
+    observe(this, 'decideApproval', () => decideApproval(this, raw, ack));
+  }
+
+  function decideApproval(socket: Socket, raw: unknown, ack: unknown): Promise<void> | undefined {
     try {
-      guard(this, raw);
+      guard(socket, raw);
       const { replyId, roomId, ...decision } = parseOrThrow(
         decideApprovalPayloadSchema,
         raw,
         'decideApproval payload',
       );
-      if (existingStateOf(this)?.rooms?.get(roomId) === undefined) {
+      annotate({ 'gen_ai.conversation.id': roomId, 'parley.reply.id': replyId });
+      if (existingStateOf(socket)?.rooms?.get(roomId) === undefined) {
         throw new ParleyError('FORBIDDEN', `Join room ${roomId} before deciding its approvals`);
       }
-      messaging.decideApproval(replyId, decision, roomId).then(
+      return messaging.decideApproval(replyId, decision, roomId).then(
         (decided) =>
           ackOf(ack)?.({
             status: 'ok',
@@ -208,10 +235,10 @@ export function serveSocketProtocol(
             toolCallId: decided.toolCallId,
             decision: decided.status,
           }),
-        (error: unknown) => fail(this, error, ack),
+        (error: unknown) => fail(socket, error, ack),
       );
     } catch (error) {
-      fail(this, error, ack);
+      fail(socket, error, ack);
     }
   }
 

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
 import { type Dialect, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -8,6 +9,7 @@ import { DEFAULT_QUERY_TIMEOUT_MS, endPool, guardPool, poolDeadlines } from './p
 import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
+import { tracedDialect } from '../tracing/traced-dialect';
 
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
@@ -49,11 +51,18 @@ export interface Database {
 /**
  * Creates a handle on the embedded PGlite database (a folder, or memory) or a PostgreSQL server. The same
  * migrations serve both: both are PostgreSQL. A folder is locked for this process until `close()` (or exit):
- * when another live process holds it, this throws a ParleyError (`CONFLICT`) saying so.
+ * when another live process holds it, this throws a ParleyError (`CONFLICT`) saying so. With `tracer`, each
+ * statement run inside a trace is a span.
  */
-export function createDatabase(location: DatabaseLocation): Database {
+export function createDatabase(
+  location: DatabaseLocation,
+  options: { tracer?: Tracer } = {},
+): Database {
   const { dialect, sync, release, pool } = dialectFor(location);
-  const db = new Kysely<DatabaseSchema>({ dialect });
+  // With a tracer, a span per statement run inside a trace; without, the dialect as it is.
+  const db = new Kysely<DatabaseSchema>({
+    dialect: options.tracer ? tracedDialect(dialect, options.tracer) : dialect,
+  });
   return {
     db,
     kind: location.kind,

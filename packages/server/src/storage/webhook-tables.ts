@@ -30,6 +30,8 @@ export interface WebhookDeliveryTable {
   claimed_by: string | null;
   claimed_until: ColumnType<Date, Date | string, Date | string> | null;
   created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** The W3C trace context of what enqueued it: every attempt's span joins that trace. Null: none. */
+  trace_context: ColumnType<Record<string, string> | null, string | null | undefined, never>;
 }
 
 /** `webhook_attempts`: every attempt of every delivery. */

@@ -6,3 +6,6 @@ export * from './http-tracing';
 export * from './reply-telemetry';
 export * from './start-tracing';
 export * from './trace-context';
+export * from './log-context';
+export * from './in-span';
+export * from './socket-tracing';

@@ -1,9 +1,20 @@
-import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  type Context,
+  type Link,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { ParleyMetrics } from '../metrics/create-metrics';
 import type { ModelRequest } from '../models/model-provider';
 import type { ModelStepResult } from '../reply/loop/model-step';
+import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { ToolCallOutcome, ToolCallRequest } from '../reply/tools/run-tool-call';
 
 /**
@@ -12,8 +23,21 @@ import type { ToolCallOutcome, ToolCallRequest } from '../reply/tools/run-tool-c
  * call's duration and tokens as Prometheus metrics. Each method runs `work` and returns what it returns.
  */
 export interface ReplyTelemetry {
-  /** Runs a reply (`invoke_agent {agent}`) of `agent` in the channel `channelId`. */
-  invokeAgent<T>(agent: AgentProfile, channelId: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a reply (`invoke_agent {agent}`) of `agent` in the channel `channelId`; `reply` names it (its id, and
+   * whether it is the continuation of a paused reply).
+   */
+  invokeAgent<T>(
+    agent: AgentProfile,
+    channelId: string,
+    work: () => Promise<T>,
+    reply?: ReplyOfSpan,
+  ): Promise<T>;
+  /**
+   * Starts the wait of `stream` for its turn in its channel's queue (`parley.queue.wait`, a child of `parent`);
+   * `end` when its turn comes (or it was cancelled meanwhile). Undefined with tracing off.
+   */
+  queueWait?(stream: ReplyStream, parent: Context): { end(cancelled: boolean): void } | undefined;
   /** Runs one model call (`chat {model}`). */
   chat(
     agent: AgentProfile,
@@ -22,6 +46,25 @@ export interface ReplyTelemetry {
   ): Promise<ModelStepResult>;
   /** Runs one tool call (`execute_tool {tool}`); an outcome with an `error` marks the span failed. */
   tool(call: ToolCallRequest, work: () => Promise<ToolCallOutcome>): Promise<ToolCallOutcome>;
+}
+
+/** What names a reply on its `invoke_agent` span. */
+export interface ReplyOfSpan {
+  replyId: string;
+  /** The continuation of a reply that paused for approvals. */
+  continued?: boolean;
+}
+
+/** The span that decided a paused reply's last approval, linked from the continuation's `invoke_agent`. */
+const DECIDED_BY = createContextKey('parley.decided_by');
+
+/**
+ * `parent` (the stored context of a paused reply) with the span active now (the decision's request, if any)
+ * kept to be linked from the continuation's `invoke_agent` span.
+ */
+export function withDecidingSpan(parent: Context, active: Context = context.active()): Context {
+  const deciding = trace.getSpanContext(active);
+  return deciding ? parent.setValue(DECIDED_BY, deciding) : parent;
 }
 
 /** Reports nothing: `work` runs as it is. */
@@ -82,8 +125,9 @@ async function inSpan<T>(
   kind: SpanKind,
   attributes: Record<string, string>,
   work: (span: Span) => Promise<T>,
+  links?: Link[],
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+  return tracer.startActiveSpan(name, { kind, attributes, links }, async (span) => {
     try {
       return await work(span);
     } catch (error) {
@@ -93,6 +137,33 @@ async function inSpan<T>(
       span.end();
     }
   });
+}
+
+/** A link to the span that decided the reply's last approval, for a continuation's `invoke_agent`. */
+function decidingLinks(): Link[] | undefined {
+  const deciding = context.active().getValue(DECIDED_BY) as Link['context'] | undefined;
+  return deciding ? [{ context: deciding }] : undefined;
+}
+
+/** The span of a reply's wait for its channel's turn (and a model call slot). */
+function startQueueWait(tracer: Tracer, stream: ReplyStream, parent: Context) {
+  const span = tracer.startSpan(
+    'parley.queue.wait',
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.conversation.id': stream.channelId,
+        'parley.reply.id': stream.replyId,
+      },
+    },
+    parent,
+  );
+  return {
+    end(cancelled: boolean) {
+      if (cancelled) span.setAttribute('parley.queue.cancelled', true);
+      span.end();
+    },
+  };
 }
 
 /** The messages as the GenAI conventions record them (`gen_ai.input.messages`). */
@@ -141,7 +212,7 @@ export function createReplyTelemetry(options: ReplyTelemetryOptions): ReplyTelem
   }
 
   return {
-    invokeAgent: (agent, channelId, work) =>
+    invokeAgent: (agent, channelId, work, reply) =>
       tracer
         ? inSpan(
             tracer,
@@ -154,10 +225,14 @@ export function createReplyTelemetry(options: ReplyTelemetryOptions): ReplyTelem
               'gen_ai.agent.name': agent.character.name,
               'gen_ai.conversation.id': channelId,
               'gen_ai.request.model': model,
+              ...(reply ? { 'parley.reply.id': reply.replyId } : {}),
+              ...(reply?.continued ? { 'parley.reply.continued': 'true' } : {}),
             },
             () => work(),
+            decidingLinks(),
           )
         : work(),
+    ...(tracer ? { queueWait: (stream, parent) => startQueueWait(tracer, stream, parent) } : {}),
     chat: (agent, request, work) =>
       tracer
         ? inSpan(

@@ -55,3 +55,31 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   const { traceId, spanId } = span.spanContext();
   return isSpanContextValid(span.spanContext()) ? { trace_id: traceId, span_id: spanId } : {};
 }
+
+/** A stored trace context: the W3C headers (`traceparent`, `tracestate`) of the span that was active. */
+export type StoredTraceContext = Record<string, string>;
+
+/**
+ * The active span's trace context, to store with what another process (or this one, later) goes on with: a
+ * paused reply, a webhook delivery. Null without an active span (tracing off costs one lookup).
+ */
+export function storableTraceContext(
+  active: Context = context.active(),
+): StoredTraceContext | null {
+  const headers = traceHeaders(active);
+  return headers.traceparent ? headers : null;
+}
+
+/** `base` (default: the active context) in the trace a stored trace context names (read back as any JSON value). */
+export function contextOfStored(stored: unknown, base: Context = context.active()): Context {
+  if (!stored || typeof stored !== 'object') return base;
+  const headers = stored as Record<string, unknown>;
+  const getter: TextMapGetter<Record<string, unknown>> = {
+    get: (carrier, key) => {
+      const value = carrier[key];
+      return typeof value === 'string' ? value : undefined;
+    },
+    keys: (carrier) => Object.keys(carrier),
+  };
+  return w3c.extract(base, headers, getter);
+}

@@ -43,6 +43,7 @@ export async function claimDueDeliveries(
     secret: string;
     payload: Record<string, unknown> | string;
     attempts: number;
+    trace_context: Record<string, string> | string | null;
   }>`WITH held AS (
        SELECT * FROM unnest(${holding.map(([id]) => id)}::uuid[], ${holding.map(([, n]) => n)}::int[])
          AS h (subscription_id, n)),
@@ -73,8 +74,8 @@ export async function claimDueDeliveries(
            claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
            attempts = d.attempts + 1
        FROM locked WHERE d.id = locked.id
-       RETURNING d.id, d.subscription_id, d.payload, d.attempts)
-     SELECT c.id, c.subscription_id, c.payload, c.attempts, s.url, s.secret
+       RETURNING d.id, d.subscription_id, d.payload, d.attempts, d.trace_context)
+     SELECT c.id, c.subscription_id, c.payload, c.attempts, c.trace_context, s.url, s.secret
      FROM claimed c JOIN webhook_subscriptions s ON s.id = c.subscription_id`.execute(db);
   return rows.map((row) => ({
     id: row.id,
@@ -86,5 +87,9 @@ export async function claimDueDeliveries(
         ? (JSON.parse(row.payload) as Record<string, unknown>)
         : row.payload,
     attempt: row.attempts,
+    traceContext:
+      typeof row.trace_context === 'string'
+        ? (JSON.parse(row.trace_context) as Record<string, string>)
+        : row.trace_context,
   }));
 }

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type ReplyPartHandlers, type ToolCallRecord, handlePart } from '../reply/parts/reply-part';
@@ -54,6 +55,8 @@ export function createWebhooks(
     logger: Logger;
     sync?: () => Promise<void>;
     observer?: WebhookObserver;
+    /** Where each attempt's CLIENT span goes (and its `traceparent` is sent); none: no spans. */
+    tracer?: Tracer;
   },
 ): Webhooks {
   const store = new WebhookStore(db, options.sync);
@@ -61,7 +64,7 @@ export function createWebhooks(
   const policy = new TargetPolicy(options.privateTargets ?? []);
   const timeoutMs = options.timeoutMs ?? DEFAULTS.webhooks.timeoutMs;
   const maxInFlight = options.maxInFlight ?? DEFAULTS.webhooks.maxInFlight;
-  const sender = new WebhookSender(policy, { timeoutMs });
+  const sender = new WebhookSender(policy, { timeoutMs, tracer: options.tracer });
   const dispatcher = new WebhookDispatcher({
     store,
     sender,

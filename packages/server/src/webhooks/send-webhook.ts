@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Agent, buildConnector, request } from 'undici';
+import type { Tracer } from '@opentelemetry/api';
 import type { TargetPolicy } from './target-policy';
+import { tracedAttempt } from './webhook-tracing';
 import type { ClaimedDelivery, WebhookAttempt } from './webhook-store';
 
 /** How much of a receiver's answer is kept with the attempt. */
@@ -28,14 +30,16 @@ export interface SendResult extends WebhookAttempt {
 export class WebhookSender {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
+  readonly #tracer: Tracer | undefined;
 
   /**
    * @param options.timeoutMs the deadline of one attempt, from its start to the last byte read. The dispatcher
    *   bounds how many attempts run at once, so connections per receiver are not bounded here (a bound would
    *   queue attempts behind a receiver's slow ones, their deadlines running).
    */
-  constructor(policy: TargetPolicy, options: { timeoutMs: number }) {
+  constructor(policy: TargetPolicy, options: { timeoutMs: number; tracer?: Tracer }) {
     this.#timeoutMs = options.timeoutMs;
+    this.#tracer = options.tracer;
     this.#agent = new Agent({
       connect: checkedConnector(policy, options.timeoutMs),
       headersTimeout: options.timeoutMs,
@@ -43,7 +47,19 @@ export class WebhookSender {
     });
   }
 
-  async send(delivery: ClaimedDelivery): Promise<SendResult> {
+  /**
+   * Sends one attempt; with a tracer, in a CLIENT span in the trace stored with the delivery (its own trace
+   * without one), whose `traceparent` the receiver gets.
+   */
+  send(delivery: ClaimedDelivery): Promise<SendResult> {
+    if (!this.#tracer) return this.#send(delivery, {});
+    return tracedAttempt(this.#tracer, delivery, (headers) => this.#send(delivery, headers));
+  }
+
+  async #send(
+    delivery: ClaimedDelivery,
+    traceHeaders: Record<string, string>,
+  ): Promise<SendResult> {
     const body = JSON.stringify(delivery.payload);
     const webhookId = `msg_${delivery.id}`;
     const timestamp = new Date();
@@ -63,6 +79,7 @@ export class WebhookSender {
           'webhook-id': webhookId,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
           'webhook-signature': signature,
+          ...traceHeaders,
         },
       });
       const responseBody = await readStart(response.body);

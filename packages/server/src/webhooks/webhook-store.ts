@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
 import { type ClaimRequest, claimDueDeliveries } from './claim-due-deliveries';
+import { storableTraceContext } from '../tracing/trace-context';
 
 /** A subscription as the API shows it (never with its secret, but when created). */
 export interface WebhookSubscription {
@@ -25,6 +26,8 @@ export interface ClaimedDelivery {
   payload: Record<string, unknown>;
   /** Attempts so far, this one included. */
   attempt: number;
+  /** The trace context stored when it was enqueued (`traceparent`…), if any. */
+  traceContext?: Record<string, string> | null;
 }
 
 /** One attempt, as recorded. */
@@ -141,9 +144,12 @@ export class WebhookStore {
       timestamp: new Date().toISOString(),
       data,
     });
+    // Sent later, perhaps by another process: its attempts join the trace of what enqueued it.
+    const trace = storableTraceContext();
+    const traceContext = trace ? JSON.stringify(trace) : null;
     await storageCall('webhook delivery', () =>
-      sql`INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload)
-          SELECT gen_random_uuid(), s.id, ${type}, ${payload}::jsonb
+      sql`INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload, trace_context)
+          SELECT gen_random_uuid(), s.id, ${type}, ${payload}::jsonb, ${traceContext}::jsonb
           FROM webhook_subscriptions s
           WHERE s.disabled_at IS NULL AND s.events ? ${type}
             AND (s.channel_id IS NULL OR s.channel_id = ${channelId}::uuid)`.execute(this.db),

@@ -194,10 +194,11 @@ describe('outbound webhooks: subscriptions', () => {
     );
     const event = verified<{ type: string; data: Record<string, unknown> }>(secret, request!);
     expect(event.type).toBe('reply.failed');
-    const [stored] = (await api.call('GET', `/api/messaging/channels/${channelId}/messages`)).body
-      .data as {
-      id: string;
-    }[];
+    const [stored] = (
+      (await api.call('GET', `/api/messaging/channels/${channelId}/messages`)).body.data as {
+        messages: { id: string }[];
+      }
+    ).messages;
     expect(event.data).toEqual({
       channelId,
       replyId: expect.any(String) as unknown,

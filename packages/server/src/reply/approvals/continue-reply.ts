@@ -21,11 +21,18 @@ export async function continueModelReply(
   decisions: readonly StoredDecision[],
 ): Promise<void> {
   const byCall = new Map(decisions.map((each) => [each.toolCallId, each]));
-  await guarded(context, stream, agent, userMessage, async () => {
+  const work = async () => {
     const { progress, paused } = checkpoint;
     const setup = await prepareLoop(context, agent, userMessage);
     await settlePausedStep(context, setup, stream, progress, paused, (id) => byCall.get(id));
     const outcome = await runAgentLoop(context, setup, agent, stream, progress);
     await conclude(context, setup, agent, stream, userMessage, progress, outcome);
-  });
+  };
+  // Its own `invoke_agent` span, in the trace of the reply that paused (stored with the pause).
+  const reply = { replyId: stream.replyId, continued: true };
+  await guarded(context, stream, agent, userMessage, () =>
+    context.telemetry
+      ? context.telemetry.invokeAgent(agent, stream.channelId, work, reply)
+      : work(),
+  );
 }

@@ -1,3 +1,4 @@
+import { storableTraceContext } from '../../tracing/trace-context';
 import type { ApprovalRequest, StoredMessage } from '@parley/core';
 import pLimit from 'p-limit';
 import type { AgentProfile } from '../../agents/agent-profile';
@@ -74,6 +75,8 @@ export async function pauseReply(
     progress: checkpoint as unknown as Record<string, unknown>,
     expiresAt: new Date(requests[0]?.expiresAt ?? Date.now()),
     requests,
+    // Its continuation, in whichever process, joins this trace.
+    traceContext: storableTraceContext(),
   });
   const decided = paused.calls.flatMap((call, index) => {
     const outcome = paused.outcomes[index];

@@ -1,0 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import { traceFields } from './trace-context';
+
+/** What every log line written on behalf of one request or socket event carries besides its message. */
+export interface LogFields {
+  /** The HTTP request's id (`x-request-id`). */
+  requestId?: string;
+  /** The socket.io connection's id, for what a socket event started. */
+  socketId?: string;
+}
+
+const fields = new AsyncLocalStorage<LogFields>();
+
+/** Marks a logger (and its children, which inherit it) that carries the fields as its own bindings. */
+const BOUND = Symbol('parley.logFieldsBound');
+
+/**
+ * A child of `logger` bound to `added` (lines show them once, whatever logger wrote them), for the request's
+ * own logger: a logger without the server's mixin (a plugin's, a test's) still shows them.
+ */
+export function bindLogFields(logger: Logger, added: LogFields): Logger {
+  const child = logger.child(added);
+  (child as unknown as Record<symbol, boolean>)[BOUND] = true;
+  return child;
+}
+
+/**
+ * Runs `work` with `added` on every log line written while it runs, and by what it starts (a reply queued
+ * behind others re-enters the fields its request had: {@link currentLogFields}).
+ */
+export function withLogFields<T>(added: LogFields | undefined, work: () => T): T {
+  if (!added) return work();
+  const outer = fields.getStore();
+  return fields.run(outer ? { ...outer, ...added } : added, work);
+}
+
+/** The fields of the request or socket event running now, if any. */
+export function currentLogFields(): LogFields | undefined {
+  return fields.getStore();
+}
+
+/**
+ * The pino `mixin` of the server's logger: the request id or socket id of what is running, and the trace and
+ * span ids of the active span (none with tracing off).
+ */
+export function logMixin(
+  _merged?: object,
+  _level?: number,
+  logger?: object,
+): LogFields & { trace_id?: string; span_id?: string } {
+  const current = fields.getStore();
+  const trace = traceFields();
+  // A logger bound to them already writes them (as its bindings): not twice.
+  if (!current || (logger as Record<symbol, unknown> | undefined)?.[BOUND]) return trace;
+  return { ...current, ...trace };
+}
