@@ -3,7 +3,7 @@ import type { HttpConfig } from './http-config';
 
 /** One HTTP call as the client describes it, before it is sent. */
 export interface RequestDescription {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under the base address, starting with `/`. */
   path: string;
   /** Query parameters; undefined values are left out. */

@@ -2,6 +2,7 @@ import { ParleyError, type RawMessage, type StoredMessage } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { BatchWriter } from './batch-writer';
+import { withChannelWrites } from './channel-writes';
 import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
 import {
@@ -41,6 +42,8 @@ export interface HistoryOptions {
   limit: number;
   /** Only messages created strictly before this instant, or stored before this message (by id). */
   before?: Date | { messageId: string };
+  /** Only messages created strictly after this instant. */
+  after?: Date;
 }
 
 /** PostgreSQL's unique_violation, from pg and PGlite alike. */
@@ -109,8 +112,9 @@ export class MessageStore {
   /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; least used forgotten. */
   readonly #knownChannels = new LRUCache<string, true>({ max: KNOWN_CHANNELS_LIMIT });
   /**
-   * Channels whose agent is set. A channel's agent is set once (the insert keeps an existing one) and channels
-   * are never deleted, so these stay true whichever process wrote them: no query per message for them.
+   * Channels whose agent is set. A channel's agent is set by its first message (the insert keeps an existing
+   * one), so these stay true whichever process wrote them: no query per message for them. Renaming the agent,
+   * or deleting the channel, goes through the channels service, which has every process `forgetChannel` it.
    */
   readonly #channels = new LRUCache<string, ChannelRecord>({ max: CHANNEL_CACHE_LIMIT });
 
@@ -196,6 +200,16 @@ export class MessageStore {
     return channel;
   }
 
+  /**
+   * Forgets what this process remembers of a channel (its existence, its agent, its recent messages): the
+   * channel was deleted, cleared or changed, here or in another process.
+   */
+  forgetChannel(channelId: string): void {
+    this.#knownChannels.delete(channelId);
+    this.#channels.delete(channelId);
+    this.#recent?.forget(channelId);
+  }
+
   /** A channel's messages, newest first. */
   async list(channelId: string, options: HistoryOptions): Promise<StoredMessage[]> {
     let query = this.#db
@@ -206,6 +220,7 @@ export class MessageStore {
       .orderBy('seq', 'desc')
       .limit(options.limit);
     const { before } = options;
+    if (options.after) query = query.where('created_at', '>', options.after);
     if (before instanceof Date) query = query.where('created_at', '<', before);
     else if (before) {
       // Keyset paging on (created_at, seq), the order of the listing: messages that share a timestamp with the
@@ -261,32 +276,13 @@ export class MessageStore {
       metadata: JSON.stringify(stored.metadata),
       created_at: message.createdAt,
     }));
-    if (newChannels.size === 0) {
-      await this.#db.insertInto('messages').values(messages).execute();
-    } else {
-      // One statement for channels and messages: each statement costs a database round trip.
-      await this.#db
-        .with('created_channels', (db) =>
-          db
-            .insertInto('channels')
-            .values(
-              [...newChannels.values()].map((message) => ({
-                id: message.channelId,
-                server_id: message.serverId,
-                agent_id: message.channelAgentId ?? null,
-                created_at: message.createdAt,
-              })),
-            )
-            .onConflict((conflict) =>
-              conflict
-                .column('id')
-                .doUpdateSet({ agent_id: sql`coalesce(channels.agent_id, excluded.agent_id)` }),
-            ),
-        )
-        .insertInto('messages')
-        .values(messages)
-        .execute();
-    }
+    // One statement for channels and messages: each statement costs a database round trip.
+    const statement = withChannelWrites(
+      this.#db,
+      [...newChannels.values()],
+      batch.map(({ message }) => message),
+    );
+    await statement.insertInto('messages').values(messages).execute();
     for (const channelId of newChannels.keys()) this.#knownChannels.set(channelId, true);
   }
 }

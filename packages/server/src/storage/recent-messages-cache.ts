@@ -28,6 +28,7 @@ export class RecentMessagesCache {
     if (!messages) {
       const pending: StoredMessage[] = [];
       this.#pending.set(channelId, pending);
+      let forgotten = false;
       try {
         const loaded = await load();
         const known = new Set(loaded.map((message) => message.id));
@@ -35,11 +36,21 @@ export class RecentMessagesCache {
           -this.capacity,
         );
       } finally {
-        this.#pending.delete(channelId);
+        forgotten = this.#pending.get(channelId) !== pending;
+        if (!forgotten) this.#pending.delete(channelId);
       }
-      this.#channels.set(channelId, messages);
+      if (!forgotten) this.#channels.set(channelId, messages);
     }
     return messages.slice(-limit);
+  }
+
+  /**
+   * Forgets a channel's messages (some were deleted): the next read loads them again. A load under way when it
+   * is called is dropped too, so that it cannot bring deleted messages back.
+   */
+  forget(channelId: string): void {
+    this.#channels.delete(channelId);
+    this.#pending.delete(channelId);
   }
 
   /** Records a message just written. */
