@@ -6,10 +6,13 @@ import { DEFAULT_CHARACTER } from './character';
 
 /**
  * A server's agents (profiles, or the runtimes made from them), in the order given; the first is the default
- * agent.
+ * agent. Agents created at run time are added (`put`) and removed by the agent manager
+ * (`agents/agent-manager.ts`), which also stops and starts them: a stopped agent stays listed and `find`
+ * returns it, but `get` and `available` refuse it (CONFLICT), so no message reaches it.
  */
 export class AgentRegistry<Agent extends AgentProfile = AgentProfile> {
   readonly #agents = new Map<string, Agent>();
+  readonly #stopped = new Set<string>();
   readonly defaultAgent: Agent;
 
   /** Refuses an empty list and two agents with one id. */
@@ -38,11 +41,49 @@ export class AgentRegistry<Agent extends AgentProfile = AgentProfile> {
     return this.#agents.get(agentId.toLowerCase());
   }
 
-  /** The agent with this id, or a NOT_FOUND error. */
+  /** The agent with this id, or a NOT_FOUND error; a CONFLICT error when it is stopped. */
   get(agentId: string): Agent {
     const agent = this.find(agentId);
     if (!agent) throw new ParleyError('NOT_FOUND', `Unknown agent ${agentId}`);
+    return this.available(agent);
+  }
+
+  /** The agent, when it answers: a stopped agent is a CONFLICT error naming how to start it. */
+  available(agent: Agent): Agent {
+    if (this.#stopped.has(agent.agentId)) {
+      throw new ParleyError(
+        'CONFLICT',
+        `Agent ${agent.character.name} (${agent.agentId}) is stopped; start it with POST /api/agents/${agent.agentId}/start`,
+      );
+    }
     return agent;
+  }
+
+  /** Whether the agent is stopped (it keeps its place and its data, and answers nothing). */
+  isStopped(agentId: string): boolean {
+    return this.#stopped.has(agentId.toLowerCase());
+  }
+
+  /** Stops or starts an agent of the registry (nothing for an unknown id). */
+  setStopped(agentId: string, stopped: boolean): void {
+    const id = agentId.toLowerCase();
+    if (stopped && this.#agents.has(id)) this.#stopped.add(id);
+    else this.#stopped.delete(id);
+  }
+
+  /** Adds an agent after the others, or puts it in the place of the one with its id. */
+  put(agent: Agent): void {
+    this.#agents.set(agent.agentId, agent);
+  }
+
+  /** Removes an agent (never the default agent); whether it was there. */
+  remove(agentId: string): boolean {
+    const id = agentId.toLowerCase();
+    if (id === this.defaultAgent.agentId) {
+      throw new ParleyError('CONFLICT', 'The default agent cannot be removed');
+    }
+    this.#stopped.delete(id);
+    return this.#agents.delete(id);
   }
 
   /** The `GET /api/agents` listing. */

@@ -151,15 +151,42 @@ export const DEFAULT_CHARACTER: Character = {
 
 /** Validates a parsed character, naming `source` in the error. */
 export function parseCharacter(value: unknown, source: string): Character {
+  const checked = checkCharacterShape(value);
+  if ('character' in checked) return checked.character;
+  throw new ConfigError(`character file ${source}: ${checked.problem}`);
+}
+
+function checkCharacterShape(value: unknown): { character: Character } | { problem: string } {
   const result = characterSchema.safeParse(value);
-  if (result.success) return normalise(result.data);
+  if (result.success) return { character: normalise(result.data) };
   const issue = toValidationIssues(result.error)[0];
-  throw new ConfigError(
-    `character file ${source}: ${issue ? `${issue.path} ${issue.message}` : 'invalid character'}`,
-  );
+  return { problem: issue ? `${issue.path} ${issue.message}` : 'invalid character' };
 }
 
 const CHARACTER_KEYS = Object.keys(characterSchema.shape);
+
+/**
+ * A character object's first key that no character file may hold (`"sytem"`), with what to say about it: the
+ * nearest known key and the known keys.
+ */
+export function unknownCharacterKey(json: unknown): string | undefined {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return undefined;
+  const unknown = Object.keys(json).find((key) => !CHARACTER_KEYS.includes(key));
+  if (unknown === undefined) return undefined;
+  return (
+    `unknown key "${unknown}" (did you mean "${closest(unknown, CHARACTER_KEYS)}"? ` +
+    `known keys: ${CHARACTER_KEYS.join(', ')})`
+  );
+}
+
+/**
+ * Checks a character exactly as a character file is checked (an unknown key, then the schema), without a file:
+ * the character normalised, or the first problem in words. `POST /api/agents` uses it.
+ */
+export function checkCharacter(value: unknown): { character: Character } | { problem: string } {
+  const unknown = unknownCharacterKey(value);
+  return unknown === undefined ? checkCharacterShape(value) : { problem: unknown };
+}
 
 /**
  * Reads a character file strictly: unreadable, not JSON, a bad field or an unknown key (`"sytem"`) is a
@@ -180,14 +207,7 @@ export async function loadCharacterFile(path: string): Promise<Character> {
   } catch (error) {
     throw new ConfigError(`character file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
-    const unknown = Object.keys(json).find((key) => !CHARACTER_KEYS.includes(key));
-    if (unknown !== undefined) {
-      throw new ConfigError(
-        `character file ${path}: unknown key "${unknown}" (did you mean "${closest(unknown, CHARACTER_KEYS)}"? ` +
-          `known keys: ${CHARACTER_KEYS.join(', ')})`,
-      );
-    }
-  }
+  const unknown = unknownCharacterKey(json);
+  if (unknown !== undefined) throw new ConfigError(`character file ${path}: ${unknown}`);
   return parseCharacter(json, path);
 }

@@ -1,0 +1,129 @@
+import { apiSuccessSchema, uuidSchema, type ErrorCode } from '@parley/core';
+import { z } from 'zod';
+import { createAgentBodySchema, updateAgentBodySchema } from '../../http/routes/agent-routes';
+import type { DocumentedOperation } from './built-in-operations';
+
+const agentId = { agentId: uuidSchema };
+const agents = { tag: 'agents', auth: ['apiKey'] as const };
+const MANAGED: ErrorCode[] = ['FORBIDDEN', 'BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'];
+const OFF =
+  ' Only with `AGENT_MANAGEMENT=true`: otherwise 403 naming the setting, before the body is read.';
+
+const status = z.enum(['active', 'inactive']);
+const agentListItemSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  characterName: z.string(),
+  bio: z.string().describe("The first line of the character's bio."),
+  status,
+});
+const agentSchema = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    enabled: z.boolean(),
+    status,
+    createdAt: z.number().describe('Epoch ms.'),
+    updatedAt: z.number().describe('Epoch ms.'),
+    source: z.enum(['configuration', 'api']),
+    character: z.record(z.string(), z.unknown()).describe('The character, secrets masked.'),
+    loadedPlugins: z.array(z.string()),
+    actions: z.array(
+      z.object({
+        name: z.string(),
+        toolName: z.string(),
+        description: z.string(),
+        plugin: z.string(),
+      }),
+    ),
+  })
+  .describe(
+    "elizaOS's `Agent`: the character's fields at the top level, then Parley's. Every value of `secrets`, and " +
+      'of every setting whose name looks secret, is `[redacted]`.',
+  );
+const runningSchema = z.object({ id: z.string(), name: z.string(), status });
+
+/** Agents as a resource (`http/routes/agent-routes.ts`). */
+export const AGENT_OPERATIONS: readonly DocumentedOperation[] = [
+  {
+    ...agents,
+    method: 'get',
+    path: '/api/agents',
+    operationId: 'listAgents',
+    summary: 'List the agents',
+    description: 'The first agent is the default agent. `inactive`: stopped (it answers nothing).',
+    responses: {
+      200: {
+        description: 'The agents.',
+        json: apiSuccessSchema(z.object({ agents: z.array(agentListItemSchema) })),
+      },
+    },
+    errors: [],
+  },
+  {
+    ...agents,
+    method: 'get',
+    path: '/api/agents/:agentId',
+    operationId: 'getAgent',
+    summary: 'One agent: its character (secrets masked), plugins, actions and status',
+    pathParams: agentId,
+    responses: { 200: { description: 'The agent.', json: apiSuccessSchema(agentSchema) } },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    method: 'post',
+    path: '/api/agents',
+    operationId: 'createAgent',
+    summary: 'Create an agent from a character',
+    description:
+      'The character is checked exactly as a character file is (an unknown key is 400), within a size bound ' +
+      '(413) and a bound on agents created (409); `settings.mcp` is refused (files only). The agent is stored, ' +
+      'answers at once in every process of the database and after restarts. It loads no plugins.' +
+      OFF,
+    body: createAgentBodySchema,
+    responses: { 201: { description: 'The agent.', json: apiSuccessSchema(agentSchema) } },
+    errors: ['FORBIDDEN', 'BAD_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    method: 'patch',
+    path: '/api/agents/:agentId',
+    operationId: 'updateAgent',
+    summary: 'Change an agent created over HTTP',
+    description: 'An agent of the configuration is 409: change its character file.' + OFF,
+    pathParams: agentId,
+    body: updateAgentBodySchema,
+    responses: { 200: { description: 'The agent.', json: apiSuccessSchema(agentSchema) } },
+    errors: [...MANAGED, 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+  },
+  ...(['start', 'stop'] as const).map((action): DocumentedOperation => ({
+    ...agents,
+    method: 'post',
+    path: `/api/agents/:agentId/${action}`,
+    operationId: `${action}Agent`,
+    summary: action === 'start' ? 'Start an agent' : 'Stop an agent',
+    description:
+      (action === 'stop'
+        ? 'A stopped agent keeps its channels and data; a message to it is 409 until it is started. '
+        : '') +
+      'Any agent, of the configuration too; every process of the database obeys.' +
+      OFF,
+    pathParams: agentId,
+    responses: { 200: { description: 'Its state.', json: apiSuccessSchema(runningSchema) } },
+    errors: MANAGED,
+  })),
+  {
+    ...agents,
+    method: 'delete',
+    path: '/api/agents/:agentId',
+    operationId: 'deleteAgent',
+    summary: 'Delete an agent created over HTTP',
+    description:
+      'Its channels and messages stay. An agent of the configuration is 409. No body (as elizaOS answers).' +
+      OFF,
+    pathParams: agentId,
+    responses: { 204: { description: 'Deleted.' } },
+    errors: [...MANAGED, 'CONFLICT'],
+  },
+];
