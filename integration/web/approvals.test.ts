@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalModel, approvalPlugin, deployedText } from '../support/approval-agent';
-import { launchChromium, recordPageProblems } from './browser';
+import { launchChromium, recordPageProblems, useTransport } from './browser';
 import { startApp } from './tool-app';
 
 /** Where screenshots go when set (`SCREENSHOT_DIR=/tmp` → `/tmp/approval-card.png`). */
@@ -34,7 +34,7 @@ function replyTo(page: Page, text: string): Locator {
 
 /** Sends `text` through `mode` (the radio's label). */
 async function send(page: Page, text: string, mode: string): Promise<void> {
-  await page.getByLabel(mode, { exact: true }).check();
+  await useTransport(page, mode);
   await page.getByLabel('Message').fill(text);
   await page.getByLabel('Message').press('Enter');
 }
@@ -88,12 +88,16 @@ describe('approvals on the chat page (scripted model, DEPLOY needs approval)', (
       const reply = replyTo(page, 'please deploy');
       const card = await waitingCard(reply);
       const otherCard = await waitingCard(replyTo(other.page, 'please deploy'));
-      // The question is in the conversation's live log (what screen readers hear); the reply stays open.
+      // The question is in the conversation, and screen readers hear it from the page's live region (the log
+      // itself is silent: it would read every chunk); the reply stays open.
       const log = page.getByRole('log');
-      expect(await log.getAttribute('aria-live')).toBe('polite');
+      expect(await log.getAttribute('aria-live')).toBe('off');
       expect(await log.locator('.approval-question').textContent()).toContain(
         'Approval needed: may the agent run DEPLOY?',
       );
+      await expect
+        .poll(() => page.locator('[role=status][aria-live=polite].visually-hidden').textContent())
+        .toContain('asks to approve DEPLOY');
       expect(await reply.getAttribute('class')).toContain('streaming');
       // Waiting for a person is not busy: a busy region's changes are held back from screen readers.
       expect(await reply.getAttribute('aria-busy')).toBeNull();

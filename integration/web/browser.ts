@@ -32,3 +32,20 @@ export function recordPageProblems(page: Page): string[] {
   });
   return problems;
 }
+
+/**
+ * Picks how the page sends ("Socket", "REST stream", "REST sync") in its settings panel, then closes the panel
+ * with Escape, as a person would.
+ */
+export async function useTransport(page: Page, label: string): Promise<void> {
+  const settings = page.getByRole('button', { name: 'Settings' });
+  // On a phone the button is behind the menu, which is closed again afterwards.
+  const menu = page.getByRole('button', { name: 'Channels' });
+  const viaMenu = !(await settings.isVisible());
+  if (viaMenu) await menu.click();
+  await settings.click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByLabel(label, { exact: true }).check();
+  await page.keyboard.press('Escape');
+  await page.getByRole('dialog', { name: 'Settings' }).waitFor({ state: 'hidden' });
+  if (viaMenu) await menu.click();
+}

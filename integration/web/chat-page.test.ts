@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWebPage } from '../../apps/server/src/web/serve-web-page';
 import { slowModel } from '../client/slow-eliza';
-import { launchChromium, recordPageProblems } from './browser';
+import { launchChromium, recordPageProblems, useTransport } from './browser';
 
 const SCREENSHOT = join(tmpdir(), 'parley-web', 'chat-page.png');
 
@@ -121,7 +121,7 @@ describe('chat page in headless Chromium', () => {
       await expect.poll(() => page.locator('.typing').textContent()).toContain('Bob is typing');
 
       // Switch to REST stream mode: the reply comes as server-sent events.
-      await page.getByLabel('REST stream').check();
+      await useTransport(page, 'REST stream');
       await page.getByLabel('Message').fill('I am sad about the weather');
       await page.getByRole('button', { name: 'Send' }).click();
       const streamReply = replyTo(page, 'I am sad about the weather');
@@ -131,7 +131,7 @@ describe('chat page in headless Chromium', () => {
       await expect.poll(() => page.locator('#send-error').textContent()).toBe('');
 
       // REST sync: the whole reply in the response, shown once although the room broadcast it too.
-      await page.getByLabel('REST sync').check();
+      await useTransport(page, 'REST sync');
       await page.getByLabel('Message').fill('Do you remember me');
       await page.getByLabel('Message').press('Enter');
       const syncReply = replyTo(page, 'Do you remember me');
@@ -158,7 +158,7 @@ describe('chat page in headless Chromium', () => {
         .poll(() => page.evaluate<string[]>('window.bannerLog'))
         .toContainEqual(expect.stringContaining('reconnecting'));
       await expect.poll(() => page.locator('.banner').isHidden()).toBe(true);
-      await page.getByLabel('Socket').check();
+      await useTransport(page, 'Socket');
       await page.getByLabel('Message').fill('Back again');
       await page.getByLabel('Message').press('Enter');
       await expect
@@ -169,7 +169,7 @@ describe('chat page in headless Chromium', () => {
       expect(await page.locator('li.message.agent').count()).toBe(5);
 
       // The channel is remembered, the TEE badge shows the status.
-      await expect.poll(() => page.locator('.recent button').count()).toBe(1);
+      await expect.poll(() => page.locator('.recent .channel-open').count()).toBe(1);
       await expect.poll(() => page.locator('.tee-badge').textContent()).toBe('TEE: off');
       const docs = await page.request.get(
         new URL(
@@ -246,7 +246,7 @@ describe('chat page on a phone', () => {
       await menu.click();
       expect(await menu.getAttribute('aria-expanded')).toBe('true');
       expect(await page.getByLabel('Your name').isVisible()).toBe(true);
-      expect(await page.getByLabel('API key').isVisible()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Settings' }).isVisible()).toBe(true);
       await page.screenshot({ path: join(dirname(SCREENSHOT), 'chat-page-phone-menu.png') });
       await page.getByRole('button', { name: 'New channel' }).click();
       await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');

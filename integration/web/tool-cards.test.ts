@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_PLUGINS } from '../../apps/server/src/plugins/example-plugins';
-import { launchChromium, recordPageProblems } from './browser';
+import { launchChromium, recordPageProblems, useTransport } from './browser';
 import { echoPlugin, HOSTILE, hostileModel, startApp } from './tool-app';
 
 /** Where screenshots go when set (`SCREENSHOT_DIR=/tmp` → `/tmp/tool-card.png`, `/tmp/tool-card-phone.png`). */
@@ -32,7 +32,7 @@ function replyTo(page: Page, text: string): Locator {
 
 /** Sends `text` in the given mode (the radio's label) and returns the reply's bubble once it has ended. */
 async function ask(page: Page, text: string, mode = 'Socket'): Promise<Locator> {
-  await page.getByLabel(mode, { exact: true }).check();
+  await useTransport(page, mode);
   await page.getByLabel('Message').fill(text);
   await page.getByLabel('Message').press('Enter');
   const reply = replyTo(page, text);

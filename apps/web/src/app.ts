@@ -1,10 +1,14 @@
 import {
   connectSocket,
   createParleyClient,
+  ParleyClientError,
   type ParleyClient,
   type ParleySocket,
 } from '@parley/client';
 import type { AgentSummary } from '@parley/core';
+import { ChannelList } from './channels/channel-list';
+import { ensureChannel, makeChannel, nameAfterFirstWords } from './channels/channel-actions';
+import { ComposerFiles, downloadAttachment } from './chat/composer-files';
 import { decideApproval, type DecisionTransport } from './chat/decide-approval';
 import { MessageList, type MessageRole } from './chat/message-list';
 import { RoomStatus } from './chat/room-status';
@@ -15,8 +19,15 @@ import { describeError } from './describe-error';
 import { h, show } from './dom';
 import type { Layout } from './layout';
 import { isChannelId, parseRecent, rememberChannel, type RecentChannel } from './recent-channels';
-import { apiKeySetting, identity, readRecent, saveName, writeRecent } from './settings';
-import { sendMessage, type SendMode } from './send-message';
+import {
+  apiKeySetting,
+  identity,
+  modeSetting,
+  readRecent,
+  saveName,
+  writeRecent,
+} from './settings';
+import { ReplyFailedError, sendMessage, type SendMode } from './send-message';
 import { loadTee, wireTeeBadge } from './tee/tee-panel';
 
 const HISTORY_PAGE = 50;
@@ -45,13 +56,25 @@ export class ChatApp {
   #stopping: string | undefined;
   #recent: RecentChannel[] = parseRecent(readRecent());
   #typingTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #channels: ChannelList;
+  readonly #files: ComposerFiles;
 
   constructor(ui: Layout) {
     this.#ui = ui;
-    this.#list = new MessageList(ui.messages, (request, approved, reason) =>
-      decideApproval(this.#transport(), request, approved, reason),
+    this.#list = new MessageList(
+      ui.messages,
+      (request, approved, reason) => decideApproval(this.#transport(), request, approved, reason),
+      { download: downloadAttachment },
+      ui.announcer,
     );
     this.#room = new RoomStatus(ui.members, ui.typing);
+    this.#channels = new ChannelList(ui.recentList, {
+      open: (id) => void this.#openChannel(id),
+      current: () => this.#channelId,
+      agentName: (id) => this.#agentName(id),
+      onDeleted: () => void this.#openChannel(crypto.randomUUID()),
+    });
+    this.#files = new ComposerFiles(ui.pendingFiles, ui.sendError);
   }
 
   /** Connects, loads the agents and the TEE badge, and opens the channel of the address or a new one. */
@@ -59,6 +82,8 @@ export class ChatApp {
     this.#wire();
     this.#ui.nameInput.value = this.#me.name;
     this.#ui.apiKeyInput.value = apiKeySetting.get() ?? '';
+    const mode = modeSetting.get();
+    for (const input of this.#ui.modeInputs) input.checked = input.value === (mode ?? 'socket');
     this.#renderRecent();
     await this.#connect(channelFromHash() ?? crypto.randomUUID());
   }
@@ -69,7 +94,16 @@ export class ChatApp {
     ui.apiKeyForm.addEventListener('submit', (event) => {
       event.preventDefault();
       apiKeySetting.set(ui.apiKeyInput.value.trim());
+      ui.settings.close();
       void this.#connect(this.#channelId);
+    });
+    for (const input of ui.modeInputs) {
+      input.addEventListener('change', () => modeSetting.set(this.#mode()));
+    }
+    this.#files.wire(ui.fileInput, ui.root.querySelector('main')!, ui.textInput);
+    ui.regenerateButton.addEventListener('click', () => {
+      const text = this.#list.lastOwnText();
+      if (text) void this.#send(text);
     });
     ui.nameInput.addEventListener('change', () => {
       saveName(ui.nameInput.value);
@@ -81,10 +115,7 @@ export class ChatApp {
         void this.#openChannel(crypto.randomUUID());
       }
     });
-    ui.newChannelButton.addEventListener(
-      'click',
-      () => void this.#openChannel(crypto.randomUUID()),
-    );
+    ui.newChannelButton.addEventListener('click', () => void this.#newChannel());
     ui.openChannelForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const id = ui.openChannelInput.value.trim();
@@ -108,7 +139,7 @@ export class ChatApp {
     ui.stopButton.addEventListener('click', () => void this.#stop());
     ui.composer.addEventListener('submit', (event) => {
       event.preventDefault();
-      void this.#send();
+      void this.#send(ui.textInput.value.trim());
     });
     window.addEventListener('hashchange', () => {
       const id = channelFromHash();
@@ -132,12 +163,33 @@ export class ChatApp {
     void loadTee(this.#client, { badge: this.#ui.teeBadge, panel: this.#ui.teePanel });
     await this.#loadAgents();
     this.#channelId = '';
+    await this.#channels.load();
     await this.#openChannel(channelId);
+  }
+
+  /** A new channel: made on the server (so it lists, by name, everywhere), else just a fresh id. */
+  async #newChannel() {
+    const id = crypto.randomUUID();
+    if (this.#channels.fromServer) {
+      try {
+        await makeChannel(this.#channels, id, this.#ui.agentSelect.value || undefined);
+      } catch (error) {
+        this.#ui.channelError.textContent = `Could not create a channel: ${describeError(error)}`;
+      }
+    }
+    await this.#openChannel(id);
   }
 
   #listen(socket: ParleySocket) {
     const agentName = () => this.#agentName(this.#channelAgentId ?? this.#ui.agentSelect.value);
+    socket.on('channelCreated', (channel) => this.#channels.upsert(channel));
+    socket.on('channelUpdated', (channel) => {
+      this.#channels.upsert(channel);
+      if (channel.id === this.#channelId) this.#ui.channelTitle.textContent = channel.name;
+    });
+    socket.on('channelDeleted', ({ channelId }) => this.#channels.remove(channelId));
     socket.on('messageBroadcast', (message) => {
+      this.#channels.seen(message.channelId, message.createdAt);
       this.#room.learnName(message.senderId, message.senderName);
       this.#list.upsert(fromBroadcast(message, (id) => this.#roleOf(id)));
       if (this.#isAgent(message.senderId)) this.#channelAgentId ??= message.senderId;
@@ -153,12 +205,19 @@ export class ChatApp {
       this.#room.replying(name);
       this.#showStop(replyId);
     });
-    socket.on('messageComplete', () => {
+    socket.on('messageComplete', (complete) => {
       this.#room.replying(undefined);
       this.#showStop(undefined);
+      // `messageId` is the message answered. A reply without text (`empty`, with its `replyId` on servers that
+      // say so) is shown as an empty reply, never as silence.
+      const { replyId, empty } = complete as { replyId?: string; empty?: boolean };
+      if (empty) this.#list.finish(replyId ?? `empty:${complete.messageId}`, agentName());
+      this.#updateRegenerate();
     });
     socket.on('messageError', (error) => {
       if (error.code === 'CANCELLED') {
+        // `messageId` names the message answered: the reply that streamed is the one stopped.
+        this.#list.stopStreaming();
         this.#list.notice('Reply stopped');
         return;
       }
@@ -193,6 +252,10 @@ export class ChatApp {
       if (this.#agents.some((agent) => agent.id === selected)) ui.agentSelect.value = selected;
     } catch (error) {
       ui.agentError.textContent = `Could not load the agents: ${describeError(error)}`;
+      // The server wants a key: the settings panel opens on its field.
+      if (ParleyClientError.isInstance(error) && error.code === 'UNAUTHORIZED') {
+        ui.settings.open(ui.apiKeyInput);
+      }
     }
   }
 
@@ -206,7 +269,9 @@ export class ChatApp {
       ui.agentSelect.value = this.#channelAgentId;
     }
     history.replaceState(null, '', `#channel=${channelId}`);
-    ui.channelTitle.textContent = `Channel ${channelId}`;
+    ui.channelTitle.textContent = this.#channels.find(channelId)?.name ?? `Channel ${channelId}`;
+    ui.channelTitle.title = channelId;
+    this.#channels.seen(channelId);
     ui.channelError.textContent = '';
     ui.historyError.textContent = '';
     ui.sendError.textContent = '';
@@ -245,6 +310,7 @@ export class ChatApp {
         ui.agentSelect.value = agentMessage.author_id;
       }
       show(ui.olderButton, page.length === HISTORY_PAGE);
+      this.#updateRegenerate();
     } catch (error) {
       ui.historyError.textContent = `Could not load the history: ${describeError(error)}`;
     }
@@ -266,6 +332,7 @@ export class ChatApp {
     this.#ui.stopButton.disabled = true;
     try {
       await this.#client.cancelReply(replyId);
+      this.#list.stopped(replyId);
     } catch (error) {
       this.#ui.sendError.textContent = `Not stopped: ${describeError(error)}`;
     } finally {
@@ -274,19 +341,27 @@ export class ChatApp {
     }
   }
 
-  async #send() {
+  /** Sends `text` (the composer's, or the last message again for Regenerate) with the waiting files. */
+  async #send(text: string) {
     const ui = this.#ui;
-    const text = ui.textInput.value.trim();
     if (!text) return;
     const mode = this.#mode();
     const agentId = this.#channelAgentId ?? ui.agentSelect.value;
     ui.sendError.textContent = '';
     this.#typing(false);
     ui.sendButton.disabled = true;
+    ui.regenerateButton.hidden = true;
+    let sent = false;
     try {
+      const regenerating = text !== ui.textInput.value.trim();
+      if (!regenerating && this.#files.files.length > 0) {
+        await ensureChannel(this.#channels, this.#channelId, text, agentId || undefined);
+      }
+      const attachments = regenerating ? [] : await this.#files.upload(this.#channelId);
       await sendMessage({
         mode,
         text,
+        attachments,
         channelId: this.#channelId,
         agentId,
         // Over the socket the channel's agent answers (the default agent in a new channel).
@@ -302,7 +377,18 @@ export class ChatApp {
         },
         onReplyId: (replyId) => this.#showStop(replyId),
       });
-      ui.textInput.value = '';
+      sent = true;
+      // A channel made by its first message: the list learns it now.
+      if (this.#channels.fromServer && !this.#channels.find(this.#channelId)) {
+        void this.#channels.load().then(() => {
+          const named = this.#channels.find(this.#channelId)?.name;
+          if (named) this.#ui.channelTitle.textContent = named;
+        });
+      }
+      if (!regenerating) {
+        ui.textInput.value = '';
+        this.#files.clear();
+      }
       this.#channelAgentId ??= agentId;
       const known = this.#recent.find((entry) => entry.id === this.#channelId);
       this.#remember({
@@ -311,12 +397,23 @@ export class ChatApp {
         title: known?.title ?? text.slice(0, 40),
         openedAt: Date.now(),
       });
+      const renamed = await nameAfterFirstWords(this.#channels, this.#channelId, text);
+      if (renamed?.id === this.#channelId) ui.channelTitle.textContent = renamed.name;
     } catch (error) {
-      ui.sendError.textContent = `Not sent: ${describeError(error)}`;
+      ui.sendError.textContent =
+        error instanceof ReplyFailedError
+          ? `The reply failed: ${describeError(error.cause)}`
+          : `Not sent: ${describeError(error)}`;
     } finally {
       ui.sendButton.disabled = false;
+      if (sent || ui.sendError.textContent) this.#updateRegenerate();
       ui.textInput.focus();
     }
+  }
+
+  /** Regenerate is offered once the channel holds a message of this browser's. */
+  #updateRegenerate() {
+    this.#ui.regenerateButton.hidden = this.#list.lastOwnText() === undefined;
   }
 
   /** The transport "Send through" picks. */
@@ -354,26 +451,8 @@ export class ChatApp {
   }
 
   #renderRecent() {
-    const ui = this.#ui;
-    ui.recentList.replaceChildren(
-      ...this.#recent.map((entry) => {
-        const label = `${entry.title ?? entry.id.slice(0, 8)}${entry.agentId ? ` · ${this.#agentName(entry.agentId)}` : ''}`;
-        return h(
-          'li',
-          {},
-          h(
-            'button',
-            {
-              type: 'button',
-              'aria-current': entry.id === this.#channelId ? 'true' : undefined,
-              title: entry.id,
-              onclick: () => void this.#openChannel(entry.id),
-            },
-            label,
-          ),
-        );
-      }),
-    );
+    this.#channels.setRecent(this.#recent);
+    this.#channels.render();
   }
 
   #isAgent(id: string): boolean {

@@ -1,8 +1,12 @@
 import { h } from './dom';
+import { buildSettingsDialog, type SettingsDialog } from './settings-dialog';
 
 /** Every element the app drives, built once. */
 export interface Layout {
   root: HTMLElement;
+  /** The settings panel: colours, transport, API key. */
+  settings: SettingsDialog;
+  settingsButton: HTMLButtonElement;
   apiKeyForm: HTMLFormElement;
   apiKeyInput: HTMLInputElement;
   agentSelect: HTMLSelectElement;
@@ -14,7 +18,9 @@ export interface Layout {
   openChannelForm: HTMLFormElement;
   openChannelInput: HTMLInputElement;
   channelError: HTMLElement;
+  /** The channels: the server's list (or, when it cannot be had, the ones this browser used). */
   recentList: HTMLUListElement;
+  channelsHeading: HTMLElement;
   channelTitle: HTMLElement;
   members: HTMLElement;
   banner: HTMLElement;
@@ -29,34 +35,27 @@ export interface Layout {
   /** Stops the reply being streamed; shown only while one is. */
   stopButton: HTMLButtonElement;
   sendError: HTMLElement;
+  /** Sends the last message again, for a new reply. */
+  regenerateButton: HTMLButtonElement;
+  /** The attach button's file picker, and the files waiting to go with the next message. */
+  fileInput: HTMLInputElement;
+  attachButton: HTMLButtonElement;
+  pendingFiles: HTMLUListElement;
+  /** Where replies are announced to screen readers, once each. */
+  announcer: HTMLElement;
   /** On a narrow screen, shows and hides the channel list and the header's settings. */
   menuButton: HTMLButtonElement;
 }
 
-function modeOption(value: string, label: string, checked: boolean): HTMLLabelElement {
-  return h(
-    'label',
-    { className: 'mode' },
-    h('input', { type: 'radio', name: 'mode', value, checked }),
-    ` ${label}`,
-  );
-}
-
 /** Builds the page: header (agent, TEE badge, API key), channel sidebar, and the conversation. */
 export function buildLayout(): Layout {
-  const apiKeyInput = h('input', {
-    id: 'api-key',
-    type: 'password',
-    autocomplete: 'off',
-    placeholder: 'only if the server has one',
-  });
-  const apiKeyForm = h(
-    'form',
-    { className: 'api-key' },
-    h('label', { for: 'api-key' }, 'API key'),
-    apiKeyInput,
-    h('button', { type: 'submit' }, 'Use key'),
+  const settings = buildSettingsDialog();
+  const settingsButton = h(
+    'button',
+    { type: 'button', className: 'settings-button', 'aria-haspopup': 'dialog' },
+    'Settings',
   );
+  settingsButton.addEventListener('click', () => settings.open());
   const agentSelect = h('select', { id: 'agent', 'aria-describedby': 'agent-error' });
   const agentError = h('p', { id: 'agent-error', className: 'error', role: 'alert' });
   const teeBadge = h('button', {
@@ -85,7 +84,8 @@ export function buildLayout(): Layout {
     h('button', { type: 'submit' }, 'Open'),
   );
   const channelError = h('p', { id: 'channel-error', className: 'error', role: 'alert' });
-  const recentList = h('ul', { className: 'recent', 'aria-label': 'Recent channels' });
+  const channelsHeading = h('h2', { id: 'channels-heading' }, 'Channels');
+  const recentList = h('ul', { className: 'recent', 'aria-labelledby': 'channels-heading' });
 
   const channelTitle = h('h2', { id: 'channel-title' });
   const members = h('p', { className: 'members', 'aria-live': 'polite' });
@@ -94,11 +94,18 @@ export function buildLayout(): Layout {
   const olderButton = h('button', { type: 'button', className: 'older' }, 'Load older messages');
   olderButton.hidden = true;
   const historyError = h('p', { className: 'error', role: 'alert' });
+  // Not a live region: it would read every chunk of a reply. `announcer` says each reply once, when it ends.
   const messages = h('ol', {
     className: 'messages',
     role: 'log',
-    'aria-live': 'polite',
+    'aria-live': 'off',
     'aria-labelledby': 'channel-title',
+  });
+  const announcer = h('div', {
+    className: 'visually-hidden',
+    role: 'status',
+    'aria-live': 'polite',
+    'aria-atomic': 'true',
   });
   const typing = h('p', { className: 'typing', 'aria-live': 'polite' });
 
@@ -108,11 +115,24 @@ export function buildLayout(): Layout {
     required: true,
     placeholder: 'Write a message — Enter sends, Shift+Enter adds a line',
   });
-  const modeInputs = [
-    modeOption('socket', 'Socket', true),
-    modeOption('stream', 'REST stream', false),
-    modeOption('sync', 'REST sync', false),
-  ];
+  const fileInput = h('input', { type: 'file', id: 'attach-file', multiple: true, hidden: true });
+  const attachButton = h(
+    'button',
+    { type: 'button', className: 'attach', 'aria-controls': 'pending-files' },
+    'Attach',
+  );
+  attachButton.addEventListener('click', () => fileInput.click());
+  const pendingFiles = h('ul', {
+    id: 'pending-files',
+    className: 'pending-files',
+    'aria-label': 'Files to send',
+  });
+  pendingFiles.hidden = true;
+  const regenerateButton = h(
+    'button',
+    { type: 'button', className: 'regenerate', hidden: true },
+    'Regenerate',
+  );
   const sendButton = h('button', { type: 'submit', className: 'send' }, 'Send');
   const stopButton = h('button', { type: 'button', className: 'stop', hidden: true }, 'Stop');
   const sendError = h('p', { id: 'send-error', className: 'error', role: 'alert' });
@@ -121,9 +141,9 @@ export function buildLayout(): Layout {
     { className: 'composer', 'aria-describedby': 'send-error' },
     h('label', { for: 'message', className: 'visually-hidden' }, 'Message'),
     textInput,
-    h('fieldset', { className: 'modes' }, h('legend', {}, 'Send through'), ...modeInputs),
-    sendButton,
-    stopButton,
+    pendingFiles,
+    h('div', { className: 'composer-tools' }, attachButton, fileInput, regenerateButton),
+    h('div', { className: 'composer-send' }, stopButton, sendButton),
   );
 
   const menuButton = h(
@@ -154,7 +174,7 @@ export function buildLayout(): Layout {
       menuButton,
       teeBadge,
       h('a', { href: './api/docs', className: 'docs-link' }, 'API docs'),
-      apiKeyForm,
+      settingsButton,
     ),
     teePanel,
     h(
@@ -165,7 +185,7 @@ export function buildLayout(): Layout {
       newChannelButton,
       openChannelForm,
       channelError,
-      h('h2', {}, 'Recent channels'),
+      channelsHeading,
       recentList,
     ),
     h(
@@ -177,7 +197,9 @@ export function buildLayout(): Layout {
       typing,
       composer,
       sendError,
+      announcer,
     ),
+    settings.dialog,
   );
   // A narrow screen shows the conversation, and the channel list only when asked for (style.css): the menu
   // closes again once a channel is picked.
@@ -194,8 +216,10 @@ export function buildLayout(): Layout {
 
   return {
     root,
-    apiKeyForm,
-    apiKeyInput,
+    settings,
+    settingsButton,
+    apiKeyForm: settings.apiKeyForm,
+    apiKeyInput: settings.apiKeyInput,
     agentSelect,
     agentError,
     teeBadge,
@@ -206,6 +230,7 @@ export function buildLayout(): Layout {
     openChannelInput,
     channelError,
     recentList,
+    channelsHeading,
     channelTitle,
     members,
     banner,
@@ -215,10 +240,15 @@ export function buildLayout(): Layout {
     typing,
     composer,
     textInput,
-    modeInputs: modeInputs.map((label) => label.querySelector('input')!),
+    modeInputs: settings.modeInputs,
     sendButton,
     stopButton,
     sendError,
+    regenerateButton,
+    fileInput,
+    attachButton,
+    pendingFiles,
+    announcer,
     menuButton,
   };
 }

@@ -1,5 +1,6 @@
-import type { ParleyClient, ParleySocket } from '@parley/client';
+import { ParleyClientError, type ParleyClient, type ParleySocket } from '@parley/client';
 import type { SyncModeResponse } from '@parley/core';
+import type { AttachmentRef } from './chat/attachment-view';
 import type { MessageList } from './chat/message-list';
 import { toolCallsOf } from './chat/to-chat-message';
 
@@ -10,6 +11,8 @@ export type SendMode = 'socket' | 'stream' | 'sync';
 export interface SendInput {
   mode: SendMode;
   text: string;
+  /** Files uploaded for this message: they go in its `metadata.attachments`. */
+  attachments?: AttachmentRef[];
   channelId: string;
   agentId: string;
   /** Whether a socket SEND_MESSAGE reaches `agentId` (it names no agent: the channel's agent answers). */
@@ -26,6 +29,21 @@ export interface SendInput {
 }
 
 /**
+ * The message was sent (the server stored it) but its reply failed: not a "Not sent". The reply's bubble shows
+ * the error when it has one.
+ */
+export class ReplyFailedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** Whether an error is the server's CANCELLED (the reply was stopped). */
+function isCancelled(error: unknown): boolean {
+  return ParleyClientError.isInstance(error) && error.code === 'CANCELLED';
+}
+
+/**
  * Sends one message and shows what comes back. Whatever the path, the server also broadcasts the message and
  * the reply to the room, and the list shows each message once (by id, chunks by index).
  *
@@ -33,8 +51,10 @@ export interface SendInput {
  */
 export async function sendMessage(input: SendInput): Promise<void> {
   const { mode, text, channelId, agentId, me, client, list } = input;
-  const own = { senderId: me.entityId, senderName: me.name, role: 'own' as const };
-  const rest = { text, entityId: me.entityId, senderName: me.name, agentId };
+  const attachments = input.attachments?.length ? input.attachments : undefined;
+  const own = { senderId: me.entityId, senderName: me.name, role: 'own' as const, attachments };
+  const metadata = attachments ? { attachments } : undefined;
+  const rest = { text, entityId: me.entityId, senderName: me.name, agentId, metadata };
 
   if (mode === 'socket' && input.socket && input.socketReachesAgent) {
     const messageId = crypto.randomUUID();
@@ -46,6 +66,7 @@ export async function sendMessage(input: SendInput): Promise<void> {
         senderId: me.entityId,
         senderName: me.name,
         messageId,
+        metadata,
       });
     } catch (error) {
       list.fail(messageId, 'Not sent');
@@ -63,10 +84,12 @@ export async function sendMessage(input: SendInput): Promise<void> {
 
   if (mode === 'stream') {
     let replyId: string | undefined;
+    let sentId: string | undefined;
     input.onReplying(input.agentName);
     try {
       for await (const event of client.sendMessage(channelId, { ...rest, mode: 'stream' })) {
         if (event.event === 'user_message') {
+          sentId = event.data.id;
           list.upsert({ ...own, id: event.data.id, text: event.data.text });
           replyId = event.data.replyId ?? replyId;
           if (event.data.replyId) input.onReplyId?.(event.data.replyId);
@@ -88,9 +111,21 @@ export async function sendMessage(input: SendInput): Promise<void> {
               list.toolCall(replyId, input.agentName, call);
             }
           }
-          list.finish(replyId);
+          // `done` of an empty or ignored reply: shown as such, never as silence.
+          list.finish(replyId, event.event === 'done' ? input.agentName : undefined);
         }
       }
+    } catch (error) {
+      // Before `user_message` the server refused the message itself: not sent.
+      if (sentId === undefined) throw error;
+      list.markSent(sentId);
+      // Stopped (here or in another tab): the message stays sent, the reply says it was stopped.
+      if (isCancelled(error)) {
+        if (replyId) list.stopped(replyId);
+        return;
+      }
+      if (replyId) list.fail(replyId, error instanceof Error ? error.message : String(error));
+      throw new ReplyFailedError(error);
     } finally {
       input.onReplying(undefined);
     }
@@ -116,7 +151,7 @@ export async function sendMessage(input: SendInput): Promise<void> {
       role: 'agent' as const,
       toolCalls: toolCallsOf(response.agentResponse.toolCalls),
     };
-    if (!reply.text && !reply.toolCalls) return;
+    // An empty or ignored reply is shown as such (`(empty reply)`), never as silence.
     // The reply's id, when the server gives it, is the one its broadcast and live events carry: one entry.
     if (response.replyId) list.upsert({ ...reply, id: response.replyId });
     else list.upsertReplyTo(response.userMessage.id, reply);

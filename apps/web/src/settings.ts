@@ -4,6 +4,7 @@ const KEYS = {
   entityId: 'parley.entityId',
   name: 'parley.name',
   recent: 'parley.recentChannels',
+  mode: 'parley.mode',
 } as const;
 
 function read(storage: Storage, key: string): string | undefined {
@@ -28,6 +29,15 @@ function write(storage: Storage, key: string, value: string | undefined): void {
 export const apiKeySetting = {
   get: () => read(sessionStorage, KEYS.apiKey),
   set: (value: string | undefined) => write(sessionStorage, KEYS.apiKey, value),
+};
+
+/** The transport the settings panel picked ("Send through"), remembered across visits. */
+export const modeSetting = {
+  get: (): 'socket' | 'stream' | 'sync' | undefined => {
+    const value = read(localStorage, KEYS.mode);
+    return value === 'socket' || value === 'stream' || value === 'sync' ? value : undefined;
+  },
+  set: (value: string) => write(localStorage, KEYS.mode, value),
 };
 
 /** Who this browser is in the rooms: a stable entity id and a display name. */

@@ -1,60 +1,67 @@
 import { h } from '../dom';
+import { Announcer } from './announcer';
 import type { ApprovalView, DecideApproval } from './approval-panel';
+import {
+  type ChatMessage,
+  type ChunkSource,
+  createItem,
+  FrameQueue,
+  type Item,
+  type ItemActions,
+  markStopped,
+  renderChunks,
+  renderFiles,
+  renderText,
+  setTime,
+} from './message-item';
 import { ToolCards, type ToolCallView, type ToolResultView } from './tool-card';
 
-/** Who wrote a message, as the page styles it. */
-export type MessageRole = 'own' | 'agent' | 'other';
-
-/** A message as the list shows it. */
-export interface ChatMessage {
-  id: string;
-  senderId: string;
-  senderName: string;
-  text: string;
-  role: MessageRole;
-  createdAt?: string;
-  /** The user message an agent reply answers. */
-  inReplyTo?: string | null;
-  /** An agent reply's tool calls with their outcomes (a stored reply's `raw_message.toolCalls`, a `sync` answer). */
-  toolCalls?: readonly ToolCallView[];
-}
-
-/** Where a live chunk came from: the socket or the REST `stream` response. */
-export type ChunkSource = 'socket' | 'sse';
-
-interface Item {
-  element: HTMLLIElement;
-  sender: HTMLSpanElement;
-  time: HTMLTimeElement;
-  body: HTMLParagraphElement;
-  /** The reply's tool cards, made on its first tool call. */
-  tools?: ToolCards;
-  chunks: Map<number, string>;
-  sources: Set<ChunkSource>;
-}
+export type { ChatMessage, ChunkSource, MessageRole } from './message-item';
 
 const replyKey = (userMessageId: string) => `reply-to:${userMessageId}`;
 
 /**
  * The conversation as an accessible log. Messages are keyed by id, so the same message arriving twice (the
  * sender's own broadcast, a reply delivered by both the socket and a REST stream) is shown once, and live
- * chunks are placed by their index, whatever order or path they arrive by.
+ * chunks are placed by their index, whatever order or path they arrive by. Text is rendered as sanitised
+ * markdown; a streaming reply is re-rendered at most once per animation frame. Screen readers hear each reply
+ * once, when it ends, through `announcer` (the list itself is not a live region: it would read every chunk).
  */
 export class MessageList {
   readonly #list: HTMLOListElement;
   readonly #items = new Map<string, Item>();
   readonly #decide: DecideApproval;
+  readonly #actions: ItemActions;
+  readonly #announcer: Announcer;
+  /** Replies whose text changed since the last frame. */
+  readonly #frames = new FrameQueue<Item>((item) => renderChunks(item));
 
   /** `decide` sends a person's decision on a call that waits for approval. */
-  constructor(list: HTMLOListElement, decide: DecideApproval) {
+  constructor(
+    list: HTMLOListElement,
+    decide: DecideApproval,
+    actions: ItemActions = { download: () => Promise.reject(new Error('no downloads here')) },
+    announcer?: HTMLElement,
+  ) {
     this.#list = list;
     this.#decide = decide;
+    this.#actions = actions;
+    this.#announcer = new Announcer(announcer);
   }
 
   /** Removes everything. */
   clear(): void {
     this.#items.clear();
+    this.#frames.clear();
+    this.#announcer.reset();
     this.#list.replaceChildren();
+  }
+
+  /** The text of the last message this browser sent (what Regenerate sends again). */
+  lastOwnText(): string | undefined {
+    const own = [...this.#list.querySelectorAll<HTMLLIElement>('li.message.own')].at(-1);
+    const id = own?.dataset.messageId;
+    return id ? this.#items.get(id)?.text : undefined;
   }
 
   /** Whether a message with this id is shown. */
@@ -82,6 +89,7 @@ export class MessageList {
       this.#items.delete(key);
       this.#items.set(message.id, item);
       item.element.dataset.messageId = message.id;
+      if (this.#announcer.has(key)) this.#announcer.alias(message.id);
     }
     if (!item) {
       item = this.#create(message);
@@ -89,12 +97,15 @@ export class MessageList {
     }
     if (message.inReplyTo) item.element.dataset.inReplyTo = message.inReplyTo;
     item.sender.textContent = message.senderName;
-    item.body.textContent = message.text;
-    this.#setTime(item, message.createdAt);
+    setTime(item, message.createdAt);
     for (const call of message.toolCalls ?? []) this.#tools(item).call(call);
+    this.#frames.drop(item);
+    renderText(item, message.text, message.role === 'agent');
+    if (message.attachments) renderFiles(item, message.attachments, this.#actions);
     item.tools?.abandonRunning();
     item.element.removeAttribute('aria-busy');
     item.element.classList.remove('pending', 'streaming');
+    if (message.role !== 'own') this.#announcer.message(message.id, message.senderName, item.text);
     if (stick) this.#scrollToBottom();
   }
 
@@ -111,6 +122,14 @@ export class MessageList {
     this.#items.get(id)?.element.classList.add('pending');
   }
 
+  /** Marks a shown message as sent (the server took it), whatever happens to its reply. */
+  markSent(id: string): void {
+    const item = this.#items.get(id);
+    if (!item) return;
+    item.element.classList.remove('pending');
+    item.element.querySelector('.message-error')?.remove();
+  }
+
   /** Adds a live chunk of a reply; creates the reply's entry on its first chunk. */
   chunk(
     messageId: string,
@@ -125,10 +144,11 @@ export class MessageList {
     item.element.dataset.sources = [...item.sources].sort().join(' ');
     if (!item.element.classList.contains('streaming') || item.chunks.has(index)) return;
     item.chunks.set(index, chunk);
-    item.body.textContent = [...item.chunks.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, text]) => text)
-      .join('');
+    this.#frames.add(
+      item,
+      () => this.#atBottom(),
+      () => this.#scrollToBottom(),
+    );
     if (stick) this.#scrollToBottom();
   }
 
@@ -147,8 +167,11 @@ export class MessageList {
     const stick = this.#atBottom();
     const item = this.#live(messageId, sender);
     this.#tools(item).approval(request, this.#decide);
-    // It waits for a person, not busy: screen readers announce the question now, not when the reply ends.
     item.element.removeAttribute('aria-busy');
+    // It waits for a person: screen readers hear the question now, not when the reply ends.
+    this.#announcer.say(
+      `${sender} asks to approve ${request.toolName}: Approve or Deny, on its card.`,
+    );
     if (stick) this.#scrollToBottom();
   }
 
@@ -159,12 +182,41 @@ export class MessageList {
     if (stick) this.#scrollToBottom();
   }
 
-  /** Ends a reply's live state (its final text, if any, comes by `upsert`). */
-  finish(messageId: string): void {
+  /**
+   * Ends a reply's live state (its final text, if any, comes by `upsert`). With `sender`, a reply that never
+   * showed (the agent answered nothing) is shown as an empty reply, not silence.
+   */
+  finish(messageId: string, sender?: string): void {
+    let item = this.#items.get(messageId);
+    if (!item && sender === undefined) return;
+    item ??= this.#live(messageId, sender!);
+    if (!item.element.classList.contains('streaming')) return;
+    item.tools?.abandonRunning();
+    item.element.classList.remove('streaming');
+    item.element.removeAttribute('aria-busy');
+    this.#frames.drop(item);
+    renderChunks(item);
+    if (!item.text.trim()) renderText(item, '', true);
+    this.#announcer.message(messageId, item.sender.textContent ?? '', item.text);
+  }
+
+  /** Every reply still streaming was stopped (a `CANCELLED` that names the message answered, not the reply). */
+  stopStreaming(): void {
+    for (const [id, item] of this.#items) {
+      if (item.element.classList.contains('streaming')) this.stopped(id);
+    }
+  }
+
+  /** A reply stopped by a person: no cursor, and it says `stopped` (what it had produced stays). */
+  stopped(messageId: string): void {
     const item = this.#items.get(messageId);
-    item?.tools?.abandonRunning();
-    item?.element.classList.remove('streaming');
-    item?.element.removeAttribute('aria-busy');
+    if (!item || item.element.querySelector('.stopped-label')) return;
+    if (item.element.classList.contains('streaming')) {
+      this.#frames.drop(item);
+      renderChunks(item);
+    }
+    markStopped(item);
+    this.#announcer.say(`${item.sender.textContent ?? 'The'} reply stopped.`);
   }
 
   /** Shows an error under a message; false when that message is not shown. */
@@ -185,27 +237,18 @@ export class MessageList {
     if (stick) this.#scrollToBottom();
   }
 
-  #create(message: ChatMessage): Item {
-    const sender = h('span', { className: 'sender' }, message.senderName);
-    const time = h('time', {});
-    const body = h('p', { className: 'text' }, message.text);
-    const element = h(
-      'li',
-      {
-        className: `message ${message.role}`,
-        'data-message-id': message.id,
-        'data-in-reply-to': message.inReplyTo ?? undefined,
-      },
-      h('div', { className: 'meta' }, sender, ' ', time),
-      body,
-    );
-    const item: Item = { element, sender, time, body, chunks: new Map(), sources: new Set() };
-    this.#setTime(item, message.createdAt);
+  /** A message's bubble; a `live` reply (still streaming) is not yet an empty reply. */
+  #create(message: ChatMessage, live = false): Item {
+    const item = createItem(message.id, message.role, message.senderName);
+    if (message.inReplyTo) item.element.dataset.inReplyTo = message.inReplyTo;
     if (message.toolCalls?.length) {
       const tools = this.#tools(item);
       for (const call of message.toolCalls) tools.call(call);
       tools.abandonRunning();
     }
+    renderText(item, message.text, message.role === 'agent' && !live);
+    if (message.attachments) renderFiles(item, message.attachments, this.#actions);
+    setTime(item, message.createdAt);
     this.#items.set(message.id, item);
     return item;
   }
@@ -214,13 +257,10 @@ export class MessageList {
   #live(messageId: string, sender: string): Item {
     let item = this.#items.get(messageId);
     if (!item) {
-      item = this.#create({
-        id: messageId,
-        senderId: '',
-        senderName: sender,
-        text: '',
-        role: 'agent',
-      });
+      item = this.#create(
+        { id: messageId, senderId: '', senderName: sender, text: '', role: 'agent' },
+        true,
+      );
       item.element.classList.add('streaming');
       item.element.setAttribute('aria-busy', 'true');
       this.#list.append(item.element);
@@ -235,14 +275,6 @@ export class MessageList {
       item.body.before(item.tools.element);
     }
     return item.tools;
-  }
-
-  #setTime(item: Item, createdAt: string | undefined) {
-    if (!createdAt) return;
-    const date = new Date(createdAt);
-    if (Number.isNaN(date.getTime())) return;
-    item.time.dateTime = date.toISOString();
-    item.time.textContent = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   }
 
   #atBottom(): boolean {

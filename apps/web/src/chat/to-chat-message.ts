@@ -1,4 +1,5 @@
 import type { MessageBroadcast, StoredMessage } from '@parley/core';
+import { attachmentsOf } from './attachment-view';
 import type { ChatMessage, MessageRole } from './message-list';
 import type { ToolCallView } from './tool-card';
 
@@ -16,6 +17,7 @@ export function fromStored(message: StoredMessage, roleOf: RoleOf): ChatMessage 
     inReplyTo: message.in_reply_to,
     role: roleOf(message.author_id),
     toolCalls: toolCallsOf(message.raw_message?.toolCalls),
+    attachments: attachmentsOf(message.metadata),
   };
 }
 
@@ -45,5 +47,6 @@ export function fromBroadcast(message: MessageBroadcast, roleOf: RoleOf): ChatMe
     createdAt: message.createdAt,
     inReplyTo: message.inReplyTo,
     role: roleOf(message.senderId),
+    attachments: attachmentsOf(message.metadata),
   };
 }
