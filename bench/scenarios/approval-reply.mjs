@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { measureCpu, startModelServer, withServer } from '../lib/harness.mjs';
 import { ECHO_REQUEST } from '../lib/echo-upstream.mjs';
-import { summarize } from '../lib/stats.mjs';
+import { alternateRounds, cpuRatio, repliesNote, variantFigures } from '../lib/variants.mjs';
 
 /** Measured phases per variant, alternated (direct, approved, direct, approved). */
 const ROUNDS = 4;
@@ -89,54 +89,39 @@ export default {
     const model = await startModelServer({ script: 'echo-tool' });
     try {
       const withModel = { ...context, model };
-      const totals = await withServer(
+      const { totals } = await withServer(
         withModel,
         'approval-reply',
         async ({ url, server, name }) => {
           const variants = { direct, approved };
-          const byVariant = {};
           const channels = {};
           for (const variant of Object.keys(variants)) {
-            byVariant[variant] = { samples: [], errors: 0, lastError: undefined, cpuMs: 0 };
             channels[variant] = randomUUID();
             // Warm-up: the path compiled and the history window (20 messages) filled.
             for (let i = 0; i < 25; i++) await variants[variant](url, channels[variant]);
           }
           const phaseMs = (context.durationS * 1000) / ROUNDS / 2;
-          for (let round = 0; round < ROUNDS; round++) {
-            for (const [variant, reply] of Object.entries(variants)) {
-              const measured = await measureCpu(
-                withModel,
-                { server, name: `${name}-${variant}` },
-                () => loop(reply, url, channels[variant], phaseMs),
-              );
-              const totals = byVariant[variant];
-              totals.samples.push(...measured.result.samples);
-              totals.errors += measured.result.errors;
-              totals.lastError = measured.result.lastError ?? totals.lastError;
-              totals.cpuMs += measured.usage.serverCpuMs;
-            }
-          }
-          return byVariant;
+          return alternateRounds(ROUNDS, Object.keys(variants), (variant) =>
+            measureCpu(withModel, { server, name: `${name}-${variant}` }, () =>
+              loop(variants[variant], url, channels[variant], phaseMs),
+            ),
+          );
         },
         { plugins: ['echo-approval'] },
       );
-      const figures = (variant) => {
-        const latency = summarize(variant.samples);
-        return { latency, cpuPerReply: variant.cpuMs / latency.count, replies: latency.count };
-      };
-      const plain = figures(totals.direct);
-      const paused = figures(totals.approved);
-      const ratio = paused.cpuPerReply / plain.cpuPerReply;
+      const plain = variantFigures(totals.direct);
+      const paused = variantFigures(totals.approved);
+      const cpu = cpuRatio({
+        figure: 'server CPU per reply, paused and approved',
+        measured: paused,
+        limit: plain,
+        maxRatio: MAX_RATIO,
+        what: 'paused and approved',
+        limitWhat: 'direct',
+      });
       return {
         rows: [
-          {
-            figure: 'server CPU per reply, paused and approved',
-            value: paused.cpuPerReply,
-            unit: 'ms',
-            limit: plain.cpuPerReply,
-            ratioTarget: ['<', MAX_RATIO],
-          },
+          cpu.row,
           {
             figure: 'p50 latency (3 requests)',
             value: paused.latency.p50,
@@ -152,9 +137,9 @@ export default {
         ],
         notes: [
           `limit: the same reply with its call run at once, ${ROUNDS} alternated rounds each`,
-          `CPU per reply ${paused.cpuPerReply.toFixed(2)} ms paused and approved vs ${plain.cpuPerReply.toFixed(2)} ms direct: ${ratio.toFixed(2)}× (target < ${MAX_RATIO}×, ${ratio < MAX_RATIO ? 'met' : 'not met'})`,
-          `approved replies: ${paused.replies}, ${totals.approved.errors} errors ${totals.approved.lastError ?? ''}`.trim(),
-          `direct replies: ${plain.replies}, ${totals.direct.errors} errors ${totals.direct.lastError ?? ''}`.trim(),
+          cpu.note,
+          repliesNote('approved', totals.approved),
+          repliesNote('direct', totals.direct),
         ],
       };
     } finally {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runLatencyClient, startModelServer, usageRows, withServer } from '../lib/harness.mjs';
 import { ECHO_REQUEST } from '../lib/echo-upstream.mjs';
-import { summarize } from '../lib/stats.mjs';
+import { alternateRounds, cpuRatio, repliesNote, variantFigures } from '../lib/variants.mjs';
 
 /** Measured phases per variant, alternated (plain, tool, plain, tool), so a drift of the machine hits both. */
 const ROUNDS = 4;
@@ -20,52 +20,6 @@ const VARIANTS = {
   tool: { text: ECHO_REQUEST, expectToolCalls: 1 },
 };
 
-function emptyTotals() {
-  return {
-    samples: [],
-    errors: 0,
-    lastError: undefined,
-    elapsedMs: 0,
-    serverCpuMs: 0,
-    modelCpuMs: 0,
-    modelRequests: 0,
-    clientCpuMs: 0,
-    peakRssMb: 0,
-  };
-}
-
-/** Adds one measured phase (`runLatencyClient`'s answer) to a variant's totals. */
-function add(totals, { result, usage }) {
-  totals.samples.push(...result.total);
-  totals.errors += result.errors;
-  totals.lastError = result.lastError ?? totals.lastError;
-  totals.elapsedMs += usage.elapsedMs;
-  totals.serverCpuMs += usage.serverCpuMs;
-  totals.modelCpuMs += (usage.modelCpu * usage.elapsedMs) / 100;
-  totals.modelRequests += usage.modelRequests;
-  totals.clientCpuMs += (result.clientCpu * result.elapsedMs) / 100;
-  totals.peakRssMb = Math.max(totals.peakRssMb, usage.peakRssMb);
-}
-
-/** A variant's figures: latency, replies, CPU per reply, and `usage` in `usageRows`' shape. */
-function figures(totals) {
-  const latency = summarize(totals.samples);
-  const replies = latency.count;
-  return {
-    latency,
-    replies,
-    perSecond: (replies / totals.elapsedMs) * 1000,
-    cpuPerReply: totals.serverCpuMs / replies,
-    modelCallsPerReply: totals.modelRequests / (replies + totals.errors),
-    clientCpu: (totals.clientCpuMs / totals.elapsedMs) * 100,
-    usage: {
-      serverCpu: (totals.serverCpuMs / totals.elapsedMs) * 100,
-      modelCpu: (totals.modelCpuMs / totals.elapsedMs) * 100,
-      peakRssMb: totals.peakRssMb,
-    },
-  };
-}
-
 /**
  * 10. A reply with one tool call against a plain reply, in the same run, on the same server: the server has an
  * action plugin (`lib/echo-plugin.mjs`, `ECHO {text}`) and the OpenAI-compatible provider points at a fake
@@ -81,52 +35,45 @@ export default {
     const model = await startModelServer({ script: 'echo-tool' });
     try {
       const withModel = { ...context, model };
-      const totals = await withServer(
+      const { totals, roundRatios } = await withServer(
         withModel,
         'tool-reply',
         async ({ url, server, name }) => {
           const channels = { plain: randomUUID(), tool: randomUUID() };
-          const byVariant = { plain: emptyTotals(), tool: emptyTotals(), roundRatios: [] };
           const phaseMs = (context.durationS * 1000) / ROUNDS;
-          for (let round = 0; round < ROUNDS; round++) {
-            const perReply = {};
-            for (const [variant, { text, expectToolCalls }] of Object.entries(VARIANTS)) {
-              const measured = await runLatencyClient(
-                withModel,
-                { server, name: `${name}-${variant}` },
-                {
-                  url,
-                  path: `/api/messaging/channels/${channels[variant]}/messages`,
-                  body: { text, entityId: 'bench-user', mode: 'sync' },
-                  mode: 'sync',
-                  // The first round warms the path up and fills the history window (20 messages).
-                  warmupRequests: round === 0 ? 100 : 5,
-                  durationMs: phaseMs,
-                  maxRequests: 25_000,
-                  expectToolCalls,
-                },
-              );
-              add(byVariant[variant], measured);
-              perReply[variant] = measured.usage.serverCpuMs / measured.result.total.length;
-            }
-            byVariant.roundRatios.push(perReply.tool / perReply.plain);
-          }
-          return byVariant;
+          return alternateRounds(ROUNDS, Object.keys(VARIANTS), (variant, round) =>
+            runLatencyClient(
+              withModel,
+              { server, name: `${name}-${variant}` },
+              {
+                url,
+                path: `/api/messaging/channels/${channels[variant]}/messages`,
+                body: { text: VARIANTS[variant].text, entityId: 'bench-user', mode: 'sync' },
+                mode: 'sync',
+                // The first round warms the path up and fills the history window (20 messages).
+                warmupRequests: round === 0 ? 100 : 5,
+                durationMs: phaseMs,
+                maxRequests: 25_000,
+                expectToolCalls: VARIANTS[variant].expectToolCalls,
+              },
+            ),
+          );
         },
         { plugins: ['echo'] },
       );
-      const plain = figures(totals.plain);
-      const tool = figures(totals.tool);
-      const ratio = tool.cpuPerReply / plain.cpuPerReply;
+      const plain = variantFigures(totals.plain);
+      const tool = variantFigures(totals.tool);
+      const cpu = cpuRatio({
+        figure: 'server CPU per reply, one tool call',
+        measured: tool,
+        limit: plain,
+        maxRatio: MAX_RATIO,
+        what: 'with one tool call',
+        limitWhat: 'plain',
+      });
       return {
         rows: [
-          {
-            figure: 'server CPU per reply, one tool call',
-            value: tool.cpuPerReply,
-            unit: 'ms',
-            limit: plain.cpuPerReply,
-            ratioTarget: ['<', MAX_RATIO],
-          },
+          cpu.row,
           { figure: 'p50 latency', value: tool.latency.p50, unit: 'ms', limit: plain.latency.p50 },
           { figure: 'p99 latency', value: tool.latency.p99, unit: 'ms', limit: plain.latency.p99 },
           {
@@ -146,10 +93,10 @@ export default {
         ],
         notes: [
           `limit: a plain reply of the same server and upstream (the ECHO tool offered, not called), ${ROUNDS} alternated rounds each`,
-          `CPU per reply ${tool.cpuPerReply.toFixed(2)} ms with one tool call vs ${plain.cpuPerReply.toFixed(2)} ms plain: ${ratio.toFixed(2)}× (target < ${MAX_RATIO}×, ${ratio < MAX_RATIO ? 'met' : 'not met'})`,
-          `CPU per reply ratio by round: ${totals.roundRatios.map((value) => `${value.toFixed(2)}×`).join(', ')}`,
-          `tool replies: ${tool.replies}, ${totals.tool.errors} errors ${totals.tool.lastError ?? ''}`.trim(),
-          `plain replies: ${plain.replies}, ${totals.plain.errors} errors ${totals.plain.lastError ?? ''}`.trim(),
+          cpu.note,
+          `CPU per reply ratio by round: ${roundRatios.map((value) => `${value.toFixed(2)}×`).join(', ')}`,
+          repliesNote('tool', totals.tool),
+          repliesNote('plain', totals.plain),
         ],
       };
     } finally {

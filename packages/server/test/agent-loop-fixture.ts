@@ -9,7 +9,7 @@ import {
 } from '@parley/plugin-sdk';
 import type { ModelRequest } from '../src/models/model-provider';
 import type { ServerOptions } from '../src/create-server';
-import { ScriptedModel } from './scripted-model';
+import { ScriptedModel, type ScriptedBehaviour } from './scripted-model';
 import { startTestServer, type TestServer } from './test-server';
 
 /** What an action's handler was called with. */
@@ -90,6 +90,18 @@ export function toolResultsOf(request: ModelRequest): string[] {
 /** Answers "Done: <results>" once results came back, else calls what `calls` says. */
 export function answerFromResults(request: ModelRequest): string {
   return `Done: ${toolResultsOf(request).join(' | ')}`;
+}
+
+/** A model's behaviour: GET_WEATHER(Paris) as `call_1` when the user has just spoken, then the results said. */
+export function weatherThenAnswer(): ScriptedBehaviour {
+  return {
+    toolCalls: (request) =>
+      request.messages.at(-1)?.role === 'user'
+        ? [{ toolCallId: 'call_1', toolName: 'GET_WEATHER', input: '{"city":"Paris"}' }]
+        : undefined,
+    reply: answerFromResults,
+    plain: true,
+  };
 }
 
 /** Starts a server with `actions` in one plugin (and a provider, when given). */

@@ -9,6 +9,8 @@ import { COLLATERAL_TIMES, DCAP_QVL_COLLATERAL, REAL_QUOTES } from './test-fixtu
 // `parley-tee` as a script runs it: the built program (turbo builds the package before its tests,
 // packages/tee/turbo.json) in a child process, judged by its exit status alone.
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// The command npm and pnpm link (package.json `bin`): a committed file that loads the built program.
+const BIN = fileURLToPath(new URL('../bin/parley-tee.mjs', import.meta.url));
 const NOW = new Date(COLLATERAL_TIMES.dcapQvl).toISOString();
 let dir: string;
 
@@ -25,8 +27,14 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Runs the built CLI in `dir`; resolves with its exit code and output. */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+const run = (args: string[]) => runProgram(CLI, args);
+
+/** Runs `program` (the built CLI or the bin file) in `dir`; resolves with its exit code and output. */
+function runProgram(
+  program: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [program, ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,6 +55,18 @@ describe('parley-tee exit status (child process)', { timeout: 60_000 }, () => {
     expect(valid).toMatchObject({ code: 0, stderr: '' });
     expect(valid.stdout).toMatch(/^verdict: VALID\n[\s\S]*tcb status: UpToDate\n/);
     expect((await run(['--help'])).code).toBe(0);
+  });
+
+  it('the same through the bin file the package links (`parley-tee`), output and exit status', async () => {
+    const [direct, linked] = await Promise.all([
+      run(withCollateral),
+      runProgram(BIN, withCollateral),
+    ]);
+    expect(linked).toEqual(direct);
+    expect(linked.code).toBe(0);
+    expect(await runProgram(BIN, ['verify', 'tampered.bin', '--now', NOW])).toMatchObject({
+      code: 1,
+    });
   });
 
   it('3: a genuine quote without collateral (TCB and revocation unchecked); 0 only with --allow-no-collateral', async () => {

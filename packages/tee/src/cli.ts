@@ -138,7 +138,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   return report.code;
 }
 
-/** Whether this module is the program (run as `parley-tee`, through npm's bin link, or `node dist/cli.js`). */
+/** Whether this module is the program (`node dist/cli.js`); `parley-tee` runs it through `bin/parley-tee.mjs`. */
 function invokedDirectly(): boolean {
   try {
     return (
@@ -149,7 +149,13 @@ function invokedDirectly(): boolean {
     return false;
   }
 }
-if (invokedDirectly()) {
+
+/**
+ * Runs `parley-tee` as the program: the command line's arguments, the process's output, its exit code. Called
+ * by the package's `bin/parley-tee.mjs` (a committed file, so that installing links the command before `dist/`
+ * is built) and when this file is run itself (`node dist/cli.js`).
+ */
+export function runProgram(): void {
   // A reader that stops early (`| head`) ends the output, not the program with a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -163,3 +169,4 @@ if (invokedDirectly()) {
     process.exitCode = code;
   });
 }
+if (invokedDirectly()) runProgram();

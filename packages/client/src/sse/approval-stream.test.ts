@@ -25,6 +25,22 @@ const after = [
   raw('done', `${replyId}:end`, { text: 'Done', actions: ['DEPLOY', 'REPLY'], toolCalls: [] }),
 ];
 
+/** The events of a stream through one approval, in order. */
+const THROUGH_APPROVAL = [
+  'user_message',
+  'tool_call',
+  'approval_request',
+  'tool_result',
+  'chunk',
+  'done',
+];
+
+/** "deploy" sent in `stream` mode by a client that fetches with `fetch`. */
+function deployStream(fetch: typeof globalThis.fetch, options: { timeout?: number } = {}) {
+  const client = createParleyClient({ baseUrl: 'http://x', fetch, ...options });
+  return client.sendMessage(channelId, { text: 'deploy', entityId: 'u', mode: 'stream' });
+}
+
 /** Collects the events of a stream and what it finally threw. */
 async function drain(
   stream: AsyncIterable<ChannelStreamEvent>,
@@ -78,21 +94,13 @@ describe('a stream through an approval pause', () => {
     const paused = pausedStream(5);
     const { fetch, requests } = stubFetch(() => paused.response);
     // A timeout far below the pause: it bounds the headers only.
-    const client = createParleyClient({ baseUrl: 'http://x', fetch, timeout: 30 });
-    const stream = client.sendMessage(channelId, { text: 'deploy', entityId: 'u', mode: 'stream' });
+    const stream = deployStream(fetch, { timeout: 30 });
     const { events, error } = await drain(stream, (event) => {
       if (event.event === 'approval_request') setTimeout(paused.decide, 100);
     });
     expect(error).toBeUndefined();
     expect(paused.keepAlives()).toBeGreaterThanOrEqual(5);
-    expect(events.map((event) => event.event)).toEqual([
-      'user_message',
-      'tool_call',
-      'approval_request',
-      'tool_result',
-      'chunk',
-      'done',
-    ]);
+    expect(events.map((event) => event.event)).toEqual(THROUGH_APPROVAL);
     expect(events[2]).toEqual({
       event: 'approval_request',
       id: `${replyId}:-1:0:1`,
@@ -107,19 +115,11 @@ describe('a stream through an approval pause', () => {
       // The server repeats the request (same id as the Last-Event-ID), then follows the reply.
       () => sse([before[2]!, ...after]).response,
     );
-    const client = createParleyClient({ baseUrl: 'http://x', fetch });
-    const stream = client.sendMessage(channelId, { text: 'deploy', entityId: 'u', mode: 'stream' });
+    const stream = deployStream(fetch);
     const { events, error } = await drain(stream);
     expect(error).toBeUndefined();
     expect(requests[1]!.headers['last-event-id']).toBe(`${replyId}:-1:0:1`);
-    expect(events.map((event) => event.event)).toEqual([
-      'user_message',
-      'tool_call',
-      'approval_request',
-      'tool_result',
-      'chunk',
-      'done',
-    ]);
+    expect(events.map((event) => event.event)).toEqual(THROUGH_APPROVAL);
   });
 
   it('resumes a drop between the call and its request: the request is yielded once, after the resume', async () => {
@@ -127,8 +127,7 @@ describe('a stream through an approval pause', () => {
       () => sse(before.slice(0, 2), { fail: true }).response,
       () => sse([before[2]!, ...after]).response,
     );
-    const client = createParleyClient({ baseUrl: 'http://x', fetch });
-    const stream = client.sendMessage(channelId, { text: 'deploy', entityId: 'u', mode: 'stream' });
+    const stream = deployStream(fetch);
     const { events, error } = await drain(stream);
     expect(error).toBeUndefined();
     expect(events.filter((event) => event.event === 'approval_request')).toHaveLength(1);
@@ -140,8 +139,7 @@ describe('a stream through an approval pause', () => {
       () => sse(before.slice(0, 2), { fail: true }).response,
       () => sse([before[1]!, ...after]).response,
     );
-    const client = createParleyClient({ baseUrl: 'http://x', fetch });
-    const stream = client.sendMessage(channelId, { text: 'deploy', entityId: 'u', mode: 'stream' });
+    const stream = deployStream(fetch);
     const { error } = await drain(stream);
     expect(error).toMatchObject({ code: 'STREAM_INTERRUPTED' });
   });

@@ -1,8 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors/config-error';
+import { PROJECT_VARIABLES } from './find-mistyped-settings';
 import { loadConfig, toServerOptions } from './load-config';
 
 let cwd: string;
@@ -167,6 +168,22 @@ describe('loadConfig', () => {
       'TEE_MOD is not a Parley setting; did you mean TEE_MODE?',
       'DATABSE_URL is not a Parley setting; did you mean DATABASE_URL?',
     ]);
+  });
+
+  it("does not warn about the variables the project's own scripts set or read", async () => {
+    // Every PARLEY_ variable the start script and the build read, as written in them.
+    const root = new URL('../../../../', import.meta.url);
+    const scripts = await Promise.all(
+      ['apps/server/bin/start.mjs', 'tsup.base.ts'].map((file) =>
+        readFile(new URL(file, root), 'utf8'),
+      ),
+    );
+    const names = [...new Set(scripts.join('\n').match(/\bPARLEY_[A-Z_]+\b/g))];
+    expect(names).toEqual(expect.arrayContaining(['PARLEY_SKIP_BUILD', 'PARLEY_NO_DTS']));
+    const env = Object.fromEntries([...names, ...PROJECT_VARIABLES].map((name) => [name, '1']));
+    expect((await loadConfig({ env, cwd })).warnings).toEqual([]);
+    // The prefix still catches a mistyped one.
+    expect((await loadConfig({ env: { PARLEY_SKIP_BIULD: '1' }, cwd })).warnings).toHaveLength(1);
   });
 
   it('refuses a character file with an unknown key, naming the key and the file', async () => {

@@ -97,76 +97,71 @@ export function createMetrics(options: MetricsOptions = {}): ParleyMetrics {
   const sources: MetricsSources = {};
   const queues = new Map<string, () => number>();
 
-  const requests = new Counter({
-    name: 'parley_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const requestSeconds = new Histogram({
-    name: 'parley_http_request_duration_seconds',
-    help: 'Time to the response headers, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const replies = new Counter({
-    name: 'parley_replies_total',
-    help: 'Agent replies that ended, by outcome (stored, empty, error)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const repliesInFlight = new Gauge({
-    name: 'parley_replies_in_flight',
-    help: 'Agent replies being produced now',
-    registers: [registry],
-  });
-  const modelSeconds = new Histogram({
-    name: 'parley_model_duration_seconds',
-    help: 'Time the model took to answer one reply',
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const modelErrors = new Counter({
-    name: 'parley_model_errors_total',
-    help: 'Model failures, by error code',
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
+  // Every metric in this registry: its name, help text, buckets (histograms) and label names.
+  const counter = <T extends string>(name: string, help: string, labelNames: readonly T[] = []) =>
+    new Counter<T>({ name, help, labelNames, registers: [registry] });
+  const histogram = <T extends string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames: readonly T[] = [],
+  ) => new Histogram<T>({ name, help, labelNames, buckets, registers: [registry] });
+  const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
+
+  const requests = counter(
+    'parley_http_requests_total',
+    'HTTP requests answered, by method, route pattern and status',
+    ['method', 'route', 'status'],
+  );
+  const requestSeconds = histogram(
+    'parley_http_request_duration_seconds',
+    'Time to the response headers, by method and route pattern',
+    LATENCY_BUCKETS,
+    ['method', 'route'],
+  );
+  const replies = counter(
+    'parley_replies_total',
+    'Agent replies that ended, by outcome (stored, empty, error)',
+    ['outcome'],
+  );
+  const repliesInFlight = gauge('parley_replies_in_flight', 'Agent replies being produced now');
+  const modelSeconds = histogram(
+    'parley_model_duration_seconds',
+    'Time the model took to answer one reply',
+    LATENCY_BUCKETS,
+  );
+  const modelErrors = counter('parley_model_errors_total', 'Model failures, by error code', [
+    'code',
+  ]);
   // The OpenTelemetry GenAI client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)
   // under their Prometheus names, per agent and model.
-  const tokenUsage = new Histogram({
-    name: 'gen_ai_client_token_usage',
-    help: 'Tokens one model call used, by token type (input, output), agent and model',
-    labelNames: ['token_type', 'agent', 'model'] as const,
-    buckets: TOKEN_BUCKETS,
-    registers: [registry],
-  });
-  const operationSeconds = new Histogram({
-    name: 'gen_ai_client_operation_duration_seconds',
-    help: 'Time one model call took, by agent and model',
-    labelNames: ['agent', 'model'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const toolCalls = new Counter({
-    name: 'parley_tool_calls_total',
-    help: 'Tool calls that ended, by tool (at most 100 names, then other) and outcome (ok, error)',
-    labelNames: ['tool', 'outcome'] as const,
-    registers: [registry],
-  });
-  const webhookAttempts = new Counter({
-    name: 'parley_webhook_attempts_total',
-    help: 'Outbound webhook attempts, by result (success, failure)',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
-  const webhookDeliveries = new Counter({
-    name: 'parley_webhook_deliveries_total',
-    help: 'Outbound webhook deliveries that ended, by outcome (delivered, dead)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+  const tokenUsage = histogram(
+    'gen_ai_client_token_usage',
+    'Tokens one model call used, by token type (input, output), agent and model',
+    TOKEN_BUCKETS,
+    ['token_type', 'agent', 'model'],
+  );
+  const operationSeconds = histogram(
+    'gen_ai_client_operation_duration_seconds',
+    'Time one model call took, by agent and model',
+    LATENCY_BUCKETS,
+    ['agent', 'model'],
+  );
+  const toolCalls = counter(
+    'parley_tool_calls_total',
+    'Tool calls that ended, by tool (at most 100 names, then other) and outcome (ok, error)',
+    ['tool', 'outcome'],
+  );
+  const webhookAttempts = counter(
+    'parley_webhook_attempts_total',
+    'Outbound webhook attempts, by result (success, failure)',
+    ['result'],
+  );
+  const webhookDeliveries = counter(
+    'parley_webhook_deliveries_total',
+    'Outbound webhook deliveries that ended, by outcome (delivered, dead)',
+    ['outcome'],
+  );
   new Gauge({
     name: 'parley_sockets',
     help: 'Connected sockets',

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { compileScript } from './eliza/compile-script';
 import { composeReply } from './eliza/compose-reply';
 import { DOCTOR_SCRIPT } from './eliza/doctor-script';
+import { withOfflineNote } from './eliza/offline-note';
 import type { ElizaScript } from './eliza/eliza-script';
 import { answerFromResults, pickToolCall } from './eliza/pick-tool-call';
 import { splitIntoChunks } from './eliza/split-into-chunks';
@@ -39,7 +40,9 @@ async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<
  * The default model: an offline, deterministic conversation partner in the manner of Weizenbaum's ELIZA. It
  * needs no network and no key, answers the last user message in the action-aware format
  * `<response><thought>…</thought><actions>REPLY</actions><text>…</text></response>`, and streams it in pieces
- * of 8 to 24 characters so extraction and streaming are exercised for real.
+ * of 8 to 24 characters so extraction and streaming are exercised for real. Asked for more than it can do (a
+ * request for work or knowledge it has no tool for), it says once per conversation that it is the offline demo
+ * model and which settings change it (`eliza/offline-note.ts`).
  *
  * @example
  * const model = createElizaModel();
@@ -74,7 +77,10 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
       const results = answerFromResults(request.messages);
       const reply = results
         ? { thought: 'The results are in. Tell them plainly.', text: results }
-        : composeReply(request.messages, toSpokenName(request.agentName), script);
+        : withOfflineNote(
+            composeReply(request.messages, toSpokenName(request.agentName), script),
+            request.messages,
+          );
       const chunks = splitIntoChunks(toActionResponse({ ...reply, actions: ['REPLY'] }));
       for (const [index, chunk] of chunks.entries()) {
         if (index > 0) {
