@@ -52,7 +52,8 @@ it('brings handles and memory back to baseline after 1,000 aborted streams', asy
     for (let i = 0; i < 20; i += 1) await abandon();
     const done = async () => {
       const response = await fetch(`${url}/api/messaging/channels/${channelId}/messages?limit=1`);
-      return ((await response.json()) as { data: { source_type: string }[] }).data[0]?.source_type;
+      return ((await response.json()) as { data: { messages: { source_type: string }[] } }).data
+        .messages[0]?.source_type;
     };
     await expect.poll(done, { timeout: 30_000 }).toBe('agent_response');
     const baseline = settle();

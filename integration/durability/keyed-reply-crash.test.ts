@@ -106,8 +106,11 @@ async function streamKeyed(
 
 async function historyOf(url: string, channelId: string) {
   const response = await fetch(`${url}/api/messaging/channels/${channelId}/messages?limit=200`);
-  return ((await response.json()) as { data: { id: string; content: string; author_id: string }[] })
-    .data;
+  return (
+    (await response.json()) as {
+      data: { messages: { id: string; content: string; author_id: string }[] };
+    }
+  ).data.messages;
 }
 
 /** Kills a process mid-reply, starts another on the same database, and retries the keyed message there. */

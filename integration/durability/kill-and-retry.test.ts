@@ -54,8 +54,9 @@ it('loses no acknowledged message across kill -9, and a retry with the same key 
           const response = await fetch(
             `${node.url}/api/messaging/channels/${channelId}/messages?limit=200${before}`,
           );
-          const page = ((await response.json()) as { data: { id: string; content: string }[] })
-            .data;
+          const page = (
+            (await response.json()) as { data: { messages: { id: string; content: string }[] } }
+          ).data.messages;
           if (page.length === 0) break;
           for (const message of page)
             stored.set(message.content, (stored.get(message.content) ?? 0) + 1);

@@ -77,8 +77,9 @@ it('loses no reply.completed across kill -9, and delivers each once after the re
       const history = await fetch(
         `${node.url}/api/messaging/channels/${channelId}/messages?limit=100`,
       );
-      const stored = ((await history.json()) as { data: { id: string; in_reply_to: string }[] })
-        .data;
+      const stored = (
+        (await history.json()) as { data: { messages: { id: string; in_reply_to: string }[] } }
+      ).data.messages;
       const replies = stored.filter((message) => message.in_reply_to !== null);
       expect(replies).toHaveLength(REPLIES);
 

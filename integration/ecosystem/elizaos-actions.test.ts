@@ -110,7 +110,9 @@ function onlyCall(answer: SyncAnswer, toolName: string): ToolCall {
 
 async function history(): Promise<{ author_name: string; content: string }[]> {
   const response = await fetch(`${app!.url}/api/messaging/channels/${channelId}/messages`);
-  return ((await response.json()) as { data: { author_name: string; content: string }[] }).data;
+  return (
+    (await response.json()) as { data: { messages: { author_name: string; content: string }[] } }
+  ).data.messages;
 }
 
 describe('@elizaos/plugin-starter: HELLO_WORLD and its provider', () => {

@@ -57,7 +57,7 @@ function deliver(url: string, deliveryId?: string) {
 
 async function messagesIn(url: string, channel: string): Promise<{ id: string }[]> {
   const response = await fetch(`${url}/api/messaging/channels/${channel}/messages`);
-  return ((await response.json()) as { data: { id: string }[] }).data;
+  return ((await response.json()) as { data: { messages: { id: string }[] } }).data.messages;
 }
 
 it(

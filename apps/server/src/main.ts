@@ -4,7 +4,7 @@ import { ignoreClosedPipes } from './cli/safe-stdout';
 import { appVersion } from './cli/version';
 
 /**
- * The `parley` command: `start` (the default), `test`, `doctor`, `help`, `--help`, `--version`. An unknown word
+ * The `parley` command: `start` (the default), `test`, `doctor`, `reply`, `help`, `--help`, `--version`. An unknown word
  * exits 2 with one line.
  */
 async function main(argv: readonly string[]): Promise<void> {
@@ -36,6 +36,9 @@ async function main(argv: readonly string[]): Promise<void> {
       // Always ends once the checks are done: a driver still retrying in the background (a Redis or a
       // database that does not answer) must not keep doctor running. stdout is flushed first.
       process.stdout.write('', () => process.exit());
+      return;
+    case 'reply':
+      process.exitCode = await (await import('./cli/reply-steps')).runReplySteps(command.args);
       return;
     case 'start':
       await (await import('./cli/serve')).serve(command.args);

@@ -12,6 +12,7 @@ export * from './schemas/tool-calls';
 export * from './schemas/approvals';
 export * from './schemas/agent-message';
 export * from './schemas/channel-message';
+export * from './schemas/channels';
 export * from './schemas/stream-events';
 export * from './schemas/socket-payloads';
 export * from './schemas/agent-post';

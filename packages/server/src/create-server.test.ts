@@ -13,9 +13,9 @@ describe('createServer', () => {
     const health = await fetch(`${test.url}/api/server/health`);
     expect(await health.json()).toEqual({ success: true, data: { status: 'ok' } });
     const agents = (await (await fetch(`${test.url}/api/agents`)).json()) as {
-      data: { name: string }[];
+      data: { agents: { name: string }[] };
     };
-    expect(agents.data.map((agent) => agent.name)).toEqual(['Ada', 'Bob']);
+    expect(agents.data.agents.map((agent) => agent.name)).toEqual(['Ada', 'Bob']);
   });
 
   it('accepts socket.io clients over polling and over websocket on the same port', async () => {

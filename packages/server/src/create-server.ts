@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createAgentProfiles } from './agents/agent-registry';
 import { DEFAULTS, defaultServerUrl } from './defaults';
 import type { AgentRegistry } from './agents/agent-registry';
+import type { AgentProfile } from './agents/agent-profile';
 import { ParleyAgentRuntime } from './agents/agent-runtime';
 import type { AppEnv } from './http/app-env';
 import { applyConnectionLimits, type ConnectionLimitOptions } from './guards/connection-limits';
@@ -17,10 +18,22 @@ import { warnIfExposedWithoutToken } from './guards/exposure-warning';
 import { observingReplies } from './metrics/observe-reply';
 import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
+import { attachmentRoutes } from './http/routes/attachment-routes';
+import { AttachmentStore } from './attachments/attachment-store';
+import { ChannelService } from './channels/channel-service';
+import { createChannelEvents } from './channels/channel-events';
+import { channelRoutes } from './channels/channel-routes';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
+import { AgentManager, type AgentManagementOptions } from './agents/agent-manager';
+import { serveAgentChanges } from './agents/agent-changes';
+import { agentRoutes } from './http/routes/agent-routes';
+import { messageServerRoutes } from './http/routes/message-server-routes';
+import { sessionRoutes } from './sessions/session-routes';
+import { ManagedAgentStore } from './storage/managed-agent-store';
+import { SessionStore } from './storage/session-store';
 import { databaseProbe, roomsProbe } from './health';
 import { createLogger } from './logger';
 import { PostgresChannelSequencer } from './messaging/channel-sequencer-postgres';
@@ -97,6 +110,8 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Maximum multipart upload size in bytes on plugin routes (default 10 MiB). */
   uploadLimit?: number;
+  /** Largest file uploaded to a channel (`POST …/upload-media`) in bytes (default 10 MiB, `ATTACHMENT_MAX_BYTES`). */
+  attachmentMaxBytes?: number;
   /** Plugin route handler timeout when a route sets none (default 30000 ms, then 504). */
   routeTimeoutMs?: number;
   /** How long a `sync` channel message waits for the reply (default 60000 ms, then 504). */
@@ -105,6 +120,11 @@ export interface ServerOptions {
   sseKeepAliveMs?: number;
   /** Bounds on model calls and on replies waiting (see {@link ReplyLimits}). */
   replyLimits?: Partial<ReplyLimits>;
+  /**
+   * Agents created, changed, started, stopped and deleted over HTTP: off unless `enabled` (`AGENT_MANAGEMENT`);
+   * bounds on how many and how large (see `DEFAULTS.agentManagement`).
+   */
+  agentManagement?: Partial<AgentManagementOptions & { syncIntervalMs: number }>;
   /** Bounds of each reply's loop of model and tool calls (see `DEFAULTS.agentLoop`); characters may override. */
   agentLoop?: Partial<AgentLoopLimits>;
   /** Replies that wait for a person's approval: how long a request waits, how often they are swept. */
@@ -169,6 +189,11 @@ export interface ServerOptions {
    * passes the OpenTelemetry SDK's when `OTEL_TRACES_EXPORTER` is set (`startTracing`); tests pass their own.
    */
   tracerProvider?: TracerProvider;
+  /**
+   * `false`: no tracing code at all on a reply's path (no trace context carried, no span named), for measuring
+   * what tracing off costs (the bench); ignored with a `tracerProvider`. Default: tracing off costs a lookup.
+   */
+  traceContext?: false;
   /**
    * Message contents, tool arguments and results on spans (default: `env`'s
    * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`).
@@ -236,7 +261,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   // The MCP servers characters name: a bad `settings.mcp` is refused here, before anything is opened.
   const mcpServers = profiles.list().map((profile) => mcpServersOf(profile.character));
   const location = options.database ?? { kind: 'pglite', dataDir: DEFAULTS.dataDir };
-  const database = createDatabase(location);
+  // Without a tracer provider, nothing of tracing is set up: no span is made, no statement wrapped.
+  const tracer = tracerOf(options.tracerProvider);
+  const database = createDatabase(location, { tracer });
   // Processes sharing a PostgreSQL database share its channels: one order per channel across all of them.
   const sequencer =
     location.kind === 'postgres'
@@ -276,13 +303,13 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     sync: () => database.sync(),
     ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
+    tracer,
   });
   const broadcaster = createSocketBroadcaster(io);
   const clustered = options.cluster !== undefined || location.kind === 'postgres';
   // Built before the messaging service it answers for: a cancel sent to this process reaches the one running it.
   const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
   const model = options.model ?? createElizaModel();
-  const tracer = tracerOf(options.tracerProvider);
   const telemetry = createReplyTelemetry({
     tracer,
     metrics: options.metrics,
@@ -298,6 +325,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     exclusive: singleWriter,
   });
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
+  // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.
+  const attachments = new AttachmentStore(database.db, () => database.sync());
   const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
@@ -322,6 +351,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       store: new ApprovalStore(database.db, () => database.sync()),
     },
     telemetry,
+    attachments,
+    ...(options.traceContext === false && !tracer ? { traceContext: false } : {}),
   });
   options.metrics?.watch({
     queues: { replies: () => messaging.pendingReplies },
@@ -333,27 +364,38 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     agents: profiles,
     logger,
     pollIntervalMs: options.schedulerPollMs,
+    tracer,
   });
   const components = new AgentComponentStore(database.db, DEFAULTS.agentComponents, () =>
     database.sync(),
   );
-  const agents = profiles.map(
-    (profile) =>
-      new ParleyAgentRuntime(profile, {
-        env,
-        serverUrl: () => serverUrl,
-        logger: logger.child({ agent: profile.character.name }),
-        services: {
-          sendMessage: async (agent, post) => ({
-            id: (await messaging.postAgentMessage(agent, post)).id,
-          }),
-          scheduleMessage: (agent, schedule) => scheduler.schedule(agent, schedule),
-          sendControl: (control) => messaging.sendControl(control),
-        },
-        model,
-        providerTimeoutMs: agentLoop.providerTimeoutMs,
-        components,
-      }),
+  const makeRuntime = (profile: AgentProfile) =>
+    new ParleyAgentRuntime(profile, {
+      env,
+      serverUrl: () => serverUrl,
+      logger: logger.child({ agent: profile.character.name }),
+      services: {
+        sendMessage: async (agent, post) => ({
+          id: (await messaging.postAgentMessage(agent, post)).id,
+        }),
+        scheduleMessage: (agent, schedule) => scheduler.schedule(agent, schedule),
+        sendControl: (control) => messaging.sendControl(control),
+      },
+      model,
+      providerTimeoutMs: agentLoop.providerTimeoutMs,
+      components,
+    });
+  const agents = profiles.map(makeRuntime);
+  const agentManager: AgentManager = new AgentManager(
+    {
+      profiles,
+      runtimes: agents,
+      makeRuntime,
+      store: new ManagedAgentStore(database.db, () => database.sync()),
+      logger,
+      ...(clustered ? { notify: serveAgentChanges(io, () => agentManager, logger) } : {}),
+    },
+    { ...DEFAULTS.agentManagement, ...options.agentManagement },
   );
   const mcpClients = new McpClients(
     agents.list().map((agent, index) => ({ agent, servers: mcpServers[index] ?? [] })),
@@ -376,6 +418,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       maxRooms: options.socketMaxRooms ?? DEFAULTS.socketMaxRooms,
     },
     logger,
+    tracer,
   );
   const app = createHttpApp({
     logger,
@@ -394,7 +437,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   app.route(
     '/',
-    serverRoutes(profiles, {
+    serverRoutes({
       readiness: [
         databaseProbe(database.db),
         roomsProbe(() => socketServerRooms(io)),
@@ -404,12 +447,46 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       ],
     }),
   );
+  app.route('/', agentRoutes(agentManager));
   app.route('/', teeRoutes(tee));
+  const channels = new ChannelService({
+    database,
+    events: createChannelEvents({ io, broadcaster, messages: store, clustered, logger }),
+    interrupt: async (channelId) =>
+      messaging.interruptHere(channelId) + (peers ? await peers.interrupt(channelId) : 0),
+    isAgent: (agentId) => profiles.find(agentId) !== undefined,
+    logger,
+  });
+  app.route('/', channelRoutes(channels, store));
+  app.route(
+    '/',
+    attachmentRoutes(attachments, {
+      maxBytes: options.attachmentMaxBytes ?? DEFAULTS.attachmentMaxBytes,
+    }),
+  );
   app.route(
     '/',
     messagingRoutes(messaging, {
       syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+    }),
+  );
+  app.route(
+    '/',
+    sessionRoutes({
+      sessions: new SessionStore(database.db, () => database.sync()),
+      channels,
+      agents: agentManager,
+      messaging,
+      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+    }),
+  );
+  app.route(
+    '/',
+    messageServerRoutes({
+      agents: agentManager,
+      channels: channels.channels,
     }),
   );
   app.route('/', webhooks.routes);
@@ -457,6 +534,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       await sequencer?.start();
       await socketServerReady(io);
       await mountPlugins();
+      // Agents created at run time (here or by another process, before a restart): before the port opens.
+      await agentManager.start(
+        options.agentManagement?.syncIntervalMs ?? DEFAULTS.agentManagement.syncIntervalMs,
+      );
       // After the plugins: an MCP tool whose name a plugin's action has is namespaced.
       await mcpClients.start();
       await tee.register(profiles.summaries().map(({ id, name }) => ({ agentId: id, name })));
@@ -473,6 +554,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {
       messaging.abortReplies();
+      agentManager.stop();
       await Promise.all(agents.list().map((agent) => agent.stopServices()));
       await mcpClients.close();
       await tee.close();

@@ -22,6 +22,8 @@ export const DEFAULTS = {
   bodyLimit: MEBIBYTE,
   /** `UPLOAD_LIMIT`, `uploadLimit`: largest multipart upload on plugin routes in bytes. */
   uploadLimit: 10 * MEBIBYTE,
+  /** `ATTACHMENT_MAX_BYTES`, `attachmentMaxBytes`: largest file uploaded to a channel (`upload-media`) in bytes. */
+  attachmentMaxBytes: 10 * MEBIBYTE,
   /** `SYNC_TIMEOUT_MS`, `syncTimeoutMs`: how long a `sync` channel message waits for the reply. */
   syncTimeoutMs: 60_000,
   /** `ROUTE_TIMEOUT_MS`, `routeTimeoutMs`: plugin route handler timeout when a route sets none. */
@@ -61,6 +63,17 @@ export const DEFAULTS = {
     limitLoopback: false,
   },
   /** The bounds of the elizaOS components (`runtime.createComponent`) an agent's plugins store. */
+  /** `agentManagement`: agents created, changed, started, stopped and deleted over HTTP. */
+  agentManagement: {
+    /** `AGENT_MANAGEMENT`: off, so that only the operator's character files say which agents run. */
+    enabled: false,
+    /** `maxAgents`: most agents created at run time, all processes together. */
+    maxAgents: 100,
+    /** `maxCharacterBytes`: largest character of an agent created at run time, in bytes of JSON. */
+    maxCharacterBytes: 64 * 1024,
+    /** How often a process reads the stored agents (the fallback when another process's notice is missed). */
+    syncIntervalMs: 5_000,
+  },
   agentComponents: {
     /** Largest `data` of one component, in bytes of JSON. */
     maxDataBytes: 256 * 1024,

@@ -12,7 +12,7 @@ export type { ReplyLimits } from './messaging/messaging-service';
 export type { AgentLoopLimits } from './reply/loop/loop-limits';
 export type { ActionCallRequest, ActionCallResult } from './reply/tools/call-action';
 
-export { loadCharacterFile, parseCharacter } from './agents/character';
+export { checkCharacter, loadCharacterFile, parseCharacter } from './agents/character';
 export { ConfigError } from './errors/config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './config/load-config';
 export type { ParleyConfig } from './config/load-config';

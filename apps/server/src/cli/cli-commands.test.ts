@@ -61,7 +61,7 @@ describe('parley --help, --version and unknown words', () => {
   it('refuses an unknown command or flag with one line, without starting anything', async () => {
     const word = await run(['strat']);
     expect(word.stderr).toBe(
-      'parley: unknown command "strat" (commands: start, test, doctor, help; see parley --help)\n',
+      'parley: unknown command "strat" (commands: start, test, doctor, reply, help; see parley --help)\n',
     );
     expect(word.code).toBe(2);
     const flag = await run(['start', '--nope'], { PORT: '0', DATA_DIR: join(cwd, 'never') });
@@ -76,8 +76,12 @@ describe('parley doctor', () => {
       PORT: '0',
       DATA_DIR: join(cwd, 'good-data'),
       PLUGINS: 'webhook',
+      // What `npx -y pnpm@10 start` (bin/start.mjs) and the build put in the environment: not mistyped settings.
+      PARLEY_SKIP_BUILD: '1',
+      PARLEY_NO_DTS: '1',
     });
     expect(stdout).toContain('ok   settings are valid');
+    expect(stdout).not.toContain('PARLEY_');
     expect(stdout).toContain('ok   HOST 127.0.0.1 resolves');
     expect(stdout).toContain('ok   PORT 0 on HOST 127.0.0.1 is free');
     expect(stdout).toMatch(/warn DATA_DIR .*good-data \(embedded PGlite\) does not exist yet/);

@@ -19,6 +19,7 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
       'SERVER_AUTH_TOKEN',
       'BODY_LIMIT',
       'UPLOAD_LIMIT',
+      'ATTACHMENT_MAX_BYTES',
       'SYNC_TIMEOUT_MS',
       'ROUTE_TIMEOUT_MS',
       'IDEMPOTENCY_KEY_TTL_MS',
@@ -26,7 +27,10 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   },
   { title: 'Storage and cluster', settings: ['DATA_DIR', 'DATABASE_URL', 'REDIS_URL'] },
   { title: 'Logs', settings: ['LOG_LEVEL', 'LOG_FORMAT', 'REQUEST_LOG_LEVEL'] },
-  { title: 'Agents and plugins', settings: ['CHARACTERS', 'PLUGINS', 'MCP_CALL_TIMEOUT_MS'] },
+  {
+    title: 'Agents and plugins',
+    settings: ['CHARACTERS', 'PLUGINS', 'MCP_CALL_TIMEOUT_MS', 'AGENT_MANAGEMENT'],
+  },
   {
     title: 'Model',
     settings: [
@@ -110,6 +114,8 @@ Commands:
   test      run every loaded plugin's test suites against a live in-process server; exit 1 on a failure
   doctor    check the setup (port, host, database, Redis, TEE, plugins and routes, model) and print a fix for
             each problem; read-only, so it also runs beside a running server
+  reply     print one reply's steps (model calls, tool calls, their outcomes and errors) from a running server:
+            parley reply <replyId> [--url http://host:port]; SERVER_AUTH_TOKEN is sent when set
   help      show this help
 
 Options:

@@ -30,6 +30,7 @@ beforeAll(async () => {
       GITHUB_WEBHOOK_SECRET: 'gh-secret',
       NOTIFICATION_CHANNEL_ID: '0c4d9a8e-3b2f-4e1a-9c7d-112233445566',
       WEBHOOK_PRIVATE_TARGETS: '127.0.0.1',
+      AGENT_MANAGEMENT: 'true',
     },
     'inherit',
   );
@@ -55,6 +56,8 @@ describe('docs/http-guide.md', () => {
       '/api/server/health',
       '/api/server/ready',
       '/api/agents',
+      '/api/messaging/sessions',
+      '/api/messaging/message-servers',
       '/metrics',
       '/api/messaging/submit',
       '/api/messaging/channels/',

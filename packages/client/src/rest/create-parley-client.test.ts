@@ -103,6 +103,11 @@ describe('createParleyClient', () => {
     );
     const client = createParleyClient({ baseUrl: 'http://parley.test/', apiKey: 'k', fetch });
     await expect(client.listAgents()).resolves.toEqual([{ id: 'a', name: 'Eliza' }]);
+    const { fetch: current } = stubFetch(() =>
+      json({ success: true, data: { agents: [{ id: 'b', name: 'Ada', status: 'active' }] } }),
+    );
+    const now = createParleyClient({ baseUrl: 'http://parley.test/', fetch: current });
+    await expect(now.listAgents()).resolves.toEqual([{ id: 'b', name: 'Ada' }]);
     expect(requests[0]).toMatchObject({
       url: 'http://parley.test/api/agents',
       headers: { 'x-api-key': 'k', accept: 'application/json' },

@@ -26,6 +26,7 @@ import {
   type StreamOptions,
   streamChannelMessage,
 } from '../sse/stream-channel-message';
+import { type ChannelMethods, createChannelMethods } from './channel-methods';
 import type { HttpConfig } from './http-config';
 import { requestJson } from './request-json';
 
@@ -60,11 +61,26 @@ export interface ChannelMessagesQuery extends CallOptions {
   before?: Date | string;
 }
 
-/** The typed Parley client. */
-export interface ParleyClient {
+/** `GET /api/agents`'s data: `{ agents }`, or a bare list from a server before issue 32. */
+const agentListSchema = z.union([
+  z.array(agentSummarySchema),
+  z.object({ agents: z.array(agentSummarySchema) }),
+]);
+
+/**
+ * `GET …/channels/{channelId}/messages`'s data: `{ messages, hasMore }` since issue 32 (elizaOS's envelope), a
+ * bare list from older servers.
+ */
+const historyPageSchema = z.union([
+  z.array(storedMessageSchema),
+  z.object({ messages: z.array(storedMessageSchema) }),
+]);
+
+/** The typed Parley client: messaging, replies, TEE, and the channels API ({@link ChannelMethods}). */
+export interface ParleyClient extends ChannelMethods {
   /** `GET /api/server/health`. */
   health(options?: CallOptions): Promise<{ status: 'ok' }>;
-  /** `GET /api/agents`. */
+  /** `GET /api/agents`: each agent's id and name, the default agent first. */
   listAgents(options?: CallOptions): Promise<AgentSummary[]>;
   /**
    * `POST /api/messaging/submit`: stores a message (usually an agent's) and broadcasts it to the channel's
@@ -190,7 +206,11 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
 
   return {
     health: (call) => getData('/api/server/health', healthSchema, call),
-    listAgents: (call) => getData('/api/agents', z.array(agentSummarySchema), call),
+    // `{ agents }` since issue 32 (elizaOS's shape); a bare list from older servers.
+    listAgents: (call) =>
+      getData('/api/agents', agentListSchema, call).then((data) =>
+        Array.isArray(data) ? data : data.agents,
+      ),
     submit: (message, call) =>
       requestJson(
         config,
@@ -199,10 +219,10 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
       ).then((body) => body.data),
     sendMessage: sendMessage as ParleyClient['sendMessage'],
     channelMessages: (channelId, { limit, before, ...call } = {}) =>
-      getData(channelPath(channelId), z.array(storedMessageSchema), {
+      getData(channelPath(channelId), historyPageSchema, {
         ...call,
         query: { limit, before: before instanceof Date ? before.toISOString() : before },
-      }),
+      }).then((page) => (Array.isArray(page) ? page : page.messages)),
     cancelReply: (replyId, call) =>
       requestJson(
         config,
@@ -226,6 +246,7 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
       ).then((body) => body.data),
     teeStatus: (call) =>
       requestJson(config, { path: '/api/tee/status', ...call }, teeStatusResponseSchema),
+    ...createChannelMethods(config),
     teeAgents: (nonce, call) =>
       requestJson(
         config,

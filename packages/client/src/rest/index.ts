@@ -10,5 +10,6 @@ export type {
   ParleyClient,
   ParleyClientOptions,
 } from './create-parley-client';
+export type { ChannelMethods, ListChannelsOptions } from './channel-methods';
 export type { ChannelStreamEvent, StreamOptions } from '../sse/stream-channel-message';
 export { ParleyClientError } from '../client-error';

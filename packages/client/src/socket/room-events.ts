@@ -6,7 +6,8 @@ const { connection_established: _connection, ...roomEvents } = SERVER_EVENT_SCHE
 /** Server events that belong to a room (all but `connection_established`), each with its core schema. */
 export const ROOM_EVENT_SCHEMAS = roomEvents satisfies Record<
   string,
-  z.ZodType<{ roomId?: string | undefined }>
+  // Channel events (`channelCreated`…) name no room: every connected socket hears them.
+  z.ZodType<{ roomId?: string | undefined } | { channelId: string } | { id: string }>
 >;
 
 /** The name of a server event a client receives for the rooms it joined. */

@@ -53,14 +53,36 @@ export type ChannelMessageRequest = z.output<typeof channelMessageRequestSchema>
 export const userMessageSummarySchema = z.object({ id: z.string(), text: z.string() });
 
 /**
+ * Why a reply ended with nothing said and nothing stored: `ignored`, the agent chose not to answer (it named
+ * actions such as `IGNORE` or `NONE` and no `REPLY`); `empty`, the model's answer had no text.
+ */
+export const emptyReplyReasonSchema = z.enum(['ignored', 'empty']);
+
+/** @see emptyReplyReasonSchema */
+export type EmptyReplyReason = z.infer<typeof emptyReplyReasonSchema>;
+
+/**
+ * How an answer says the agent sent no reply: `empty: true` and the `reason`, present only then (a reply that
+ * was sent has neither, as from a server older than these fields).
+ */
+export const emptyReplyFields = {
+  /** True when the agent sent no reply: nothing was stored or broadcast; `reason` says why. */
+  empty: z.boolean().optional(),
+  /** With `empty`: why. */
+  reason: emptyReplyReasonSchema.optional(),
+};
+
+/**
  * The agent's complete reply: its text, the actions that ran (in call order, then `REPLY` when it has text) and
  * its tool calls with their outcomes (empty when there were none; a server older than tool calls leaves it out,
- * read as empty).
+ * read as empty). `empty: true` when the agent sent none (`text` is then what it had, usually nothing, and
+ * `reason` says why).
  */
 export const agentResponseSchema = z.object({
   text: z.string(),
   actions: z.array(z.string()),
   toolCalls: toolCallRecordsSchema.default([]),
+  ...emptyReplyFields,
 });
 
 /** @see agentResponseSchema */

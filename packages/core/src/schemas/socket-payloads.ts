@@ -10,7 +10,7 @@ import {
   uuidSchema,
 } from './common';
 import { isReservedUuid } from '../ids/reserved-uuid';
-import { ifBusySchema } from './channel-message';
+import { emptyReplyReasonSchema, ifBusySchema } from './channel-message';
 import { toolCallIdSchema, toolErrorSchema, toolJsonSchema, toolNameSchema } from './tool-calls';
 import { approvalDecisionSchema } from './approvals';
 
@@ -219,11 +219,18 @@ export const roomApprovalRequestSchema = z.object({
 /** @see roomApprovalRequestSchema */
 export type RoomApprovalRequest = z.infer<typeof roomApprovalRequestSchema>;
 
-/** `messageComplete`: processing of a message ended, with or without a reply. */
+/**
+ * `messageComplete`: processing of a message ended, with or without a reply. When the agent sent none, it says
+ * so: `empty: true`, the `reason` (`ignored`: it chose not to answer; `empty`: the model said nothing) and the
+ * `replyId` its chunks, if any, were streamed under (no `messageBroadcast` came, or will).
+ */
 export const messageCompleteSchema = z.object({
   messageId: z.string(),
   roomId: z.string(),
   channelId: z.string(),
+  replyId: z.string().optional(),
+  empty: z.boolean().optional(),
+  reason: emptyReplyReasonSchema.optional(),
 });
 
 /** @see messageCompleteSchema */

@@ -7,6 +7,7 @@ import {
   toolNameSchema,
 } from './tool-calls';
 import { approvalRequestSchema } from './approvals';
+import { emptyReplyFields } from './channel-message';
 
 /** `user_message` stream event: the stored user message, and the id of the reply that answers it. */
 export const userMessageEventSchema = z.object({
@@ -51,12 +52,14 @@ export const approvalRequestEventSchema = approvalRequestSchema;
 /**
  * `done` stream event: the full reply. `actions` names the actions that ran, in call order, then `REPLY` when
  * the reply has text; `toolCalls` the calls with their outcomes (empty when there were none; a server older than
- * tool calls leaves it out, read as empty).
+ * tool calls leaves it out, read as empty). `empty: true` when the agent sent no reply (nothing stored), with
+ * the `reason`: `ignored` (it chose not to answer) or `empty` (the model said nothing).
  */
 export const doneEventSchema = z.object({
   text: z.string(),
   actions: z.array(z.string()),
   toolCalls: toolCallRecordsSchema.default([]),
+  ...emptyReplyFields,
 });
 
 /** `error` stream event: the reply failed; the stream ends after it. */

@@ -13,6 +13,12 @@ import {
   userTypingSchema,
 } from '../schemas/socket-payloads';
 import type { ServerToClientEvents } from './events';
+import {
+  channelClearedEventSchema,
+  channelDeletedEventSchema,
+  channelSchema,
+  messageDeletedEventSchema,
+} from '../schemas/channels';
 
 /**
  * The schema of each event the server emits, by name: what a client checks a payload against and what the
@@ -31,4 +37,9 @@ export const SERVER_EVENT_SCHEMAS = {
   userJoined: presenceEventSchema,
   userLeft: presenceEventSchema,
   userTyping: userTypingSchema,
+  channelCreated: channelSchema,
+  channelUpdated: channelSchema,
+  channelDeleted: channelDeletedEventSchema,
+  messageDeleted: messageDeletedEventSchema,
+  channelCleared: channelClearedEventSchema,
 } as const satisfies Record<keyof ServerToClientEvents, z.ZodType>;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Channel } from '../schemas/channels';
 import type {
   ControlMessage,
   MessageBroadcast,
@@ -62,6 +63,16 @@ export interface ServerToClientEvents {
   userJoined: (payload: PresenceEvent) => void;
   userLeft: (payload: PresenceEvent) => void;
   userTyping: (payload: UserTyping) => void;
+  /** A channel was created (to every connected socket, in every process). */
+  channelCreated: (payload: Channel) => void;
+  /** A channel was renamed or otherwise changed (to every connected socket). */
+  channelUpdated: (payload: Channel) => void;
+  /** A channel and its messages were deleted (to every connected socket). */
+  channelDeleted: (payload: { channelId: string }) => void;
+  /** A message of the room's channel was deleted. */
+  messageDeleted: (payload: { channelId: string; messageId: string }) => void;
+  /** The room's channel's history was cleared. */
+  channelCleared: (payload: { channelId: string }) => void;
 }
 
 /** Names of the events the server emits. */

@@ -123,7 +123,7 @@ export async function startTestServer(
       if (!response.ok) {
         throw new Error(`listing channel ${channelId} failed with HTTP ${response.status}`);
       }
-      return ((await response.json()) as { data: StoredMessage[] }).data;
+      return ((await response.json()) as { data: { messages: StoredMessage[] } }).data.messages;
     },
     callAction: (action, parameters, callOptions = {}) =>
       server.callAction({ ...callOptions, action, parameters }),

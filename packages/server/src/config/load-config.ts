@@ -165,6 +165,7 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     routeTimeoutMs: config.routeTimeoutMs,
     bodyLimit: config.bodyLimit,
     uploadLimit: config.uploadLimit,
+    attachmentMaxBytes: config.settings.ATTACHMENT_MAX_BYTES,
     ...toGuardOptions(config.settings),
     agentLoop: {
       maxSteps: config.settings.AGENT_MAX_STEPS,
@@ -183,5 +184,6 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
       timeoutMs: config.settings.WEBHOOK_TIMEOUT_MS,
     },
     mcp: { callTimeoutMs: config.settings.MCP_CALL_TIMEOUT_MS },
+    agentManagement: { enabled: config.settings.AGENT_MANAGEMENT },
   };
 }

@@ -120,6 +120,7 @@ export const serverSettingsSchema = z.object({
   ROUTE_TIMEOUT_MS: wholeNumber(DEFAULTS.routeTimeoutMs, 1),
   BODY_LIMIT: wholeNumber(DEFAULTS.bodyLimit, 1),
   UPLOAD_LIMIT: wholeNumber(DEFAULTS.uploadLimit, 1),
+  ATTACHMENT_MAX_BYTES: wholeNumber(DEFAULTS.attachmentMaxBytes, 1, 100 * 1024 * 1024),
   SERVER_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
   WEBHOOK_RETRY_DELAYS: durationList(DEFAULTS.webhooks.retryDelaysMs),
   WEBHOOK_PRIVATE_TARGETS: list().refine((entries) => invalidTargetEntry(entries) === undefined, {
@@ -130,6 +131,8 @@ export const serverSettingsSchema = z.object({
   IDEMPOTENCY_KEY_TTL_MS: wholeNumber(DEFAULTS.idempotency.keyTtlMs, 1_000, 30 * 86_400_000),
   /** An MCP tool call's deadline when the character's `settings.mcp` sets none (1 ms to 10 min). */
   MCP_CALL_TIMEOUT_MS: wholeNumber(DEFAULTS.mcp.callTimeoutMs, 1, 600_000),
+  /** Whether agents may be created, changed, started, stopped and deleted over HTTP (`/api/agents`). */
+  AGENT_MANAGEMENT: yesNo(DEFAULTS.agentManagement.enabled),
 });
 
 /**

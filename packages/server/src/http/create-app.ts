@@ -15,6 +15,7 @@ import { originGuard } from '../guards/origin-guard';
 import { rateLimit, type RateLimitOptions } from '../guards/rate-limit';
 import { DOCS_PATH } from '../api-docs/docs-page';
 import { requestLog, type RequestLogOptions } from './request-log';
+import { isUploadRequest } from './upload-path';
 import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 import { httpTracing } from '../tracing/http-tracing';
 
@@ -131,7 +132,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       return path === HEALTH_PATH ? next() : builtIn(c, next);
     });
   }
-  app.use(onBuiltInPaths(limitBody(options.bodyLimit)));
+  const limited = limitBody(options.bodyLimit);
+  // An attachment upload reads its multipart body itself, within ATTACHMENT_MAX_BYTES (attachment-routes.ts).
+  app.use(
+    onBuiltInPaths((c, next) =>
+      isUploadRequest(c.req.method, c.req.path) ? next() : limited(c, next),
+    ),
+  );
   const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
   // MCP clients send tokens as `Authorization: Bearer`; `/mcp` takes the same token that way too.
   const mcpAuth = options.authToken ? apiKeyAuth(options.authToken, { bearer: true }) : undefined;
@@ -143,7 +150,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       }),
     );
   }
-  app.use(onBuiltInPaths(requireJsonContentType()));
+  const jsonOnly = requireJsonContentType();
+  app.use(
+    onBuiltInPaths((c, next) =>
+      isUploadRequest(c.req.method, c.req.path) ? next() : jsonOnly(c, next),
+    ),
+  );
 
   app.notFound((c) =>
     c.json(failure('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), 404),

@@ -92,7 +92,7 @@ describe('a stored reply with tool calls, over HTTP', () => {
 
   it('gives the stored toolCalls in the history', async () => {
     const response = await fetch(`${test.url}/api/messaging/channels/${channelId}/messages`);
-    const { data } = (await response.json()) as { data: StoredMessage[] };
+    const data = ((await response.json()) as { data: { messages: StoredMessage[] } }).data.messages;
     expect(data[0]!.raw_message).toEqual({
       text: TEXT,
       actions: ['LOOKUP', 'REPLY'],

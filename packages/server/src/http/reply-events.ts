@@ -1,8 +1,20 @@
-import { type ReplyPartHandlers, handlePart } from '../reply/parts/reply-part';
+import type { AgentResponse } from '@parley/core';
+import { type ReplyEndPart, type ReplyPartHandlers, handlePart } from '../reply/parts/reply-part';
 import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { ReplyPosition } from './reply-event-id';
 import { toEventId } from './reply-event-id';
 import type { SseStream } from './sse-stream';
+
+/**
+ * The reply as `done` and `sync` give it: text, actions, tool calls; and, when the agent sent no reply (nothing
+ * stored), `empty: true` with the reason, so a client never waits on silence.
+ */
+export function toAgentResponse(part: ReplyEndPart): AgentResponse {
+  const { text, actions, toolCalls, reason } = part;
+  // `reason` is set exactly when the reply ended deliberately without a message.
+  if (reason === undefined) return { text, actions, toolCalls };
+  return { text, actions, toolCalls, empty: true, reason };
+}
 
 /** Where a new stream starts: before any text or tool part of the reply. */
 export const startOf = (replyId: string): ReplyPosition => ({
@@ -114,9 +126,9 @@ export function sendReplyEvents(
       if (!onPause) return sse.close();
       onPause({ replyId, kind: 'text', index, offset, tools }, approvalsSent);
     },
-    'reply-end': ({ text, actions, toolCalls }) => {
+    'reply-end': (part) => {
       checkReached();
-      sse.send('done', { text, actions, toolCalls }, end);
+      sse.send('done', toAgentResponse(part), end);
       sse.close();
     },
     error: ({ code, message }) => {

@@ -113,7 +113,9 @@ function openStream(url: string, channelId: string) {
 
 async function historyIds(url: string, channelId: string): Promise<string[]> {
   const response = await fetch(`${url}/api/messaging/channels/${channelId}/messages?limit=50`);
-  return ((await response.json()) as { data: { id: string }[] }).data.map((message) => message.id);
+  return ((await response.json()) as { data: { messages: { id: string }[] } }).data.messages.map(
+    (message) => message.id,
+  );
 }
 
 const cleanup: (() => Promise<void>)[] = [];

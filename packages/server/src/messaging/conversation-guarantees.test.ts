@@ -30,7 +30,8 @@ function poster(url: () => string) {
 
 async function historyOf(url: string, channelId: string) {
   const response = await fetch(`${url}${channelPath(channelId)}?limit=200`);
-  return ((await response.json()) as { data: { id: string; content: string }[] }).data;
+  return ((await response.json()) as { data: { messages: { id: string; content: string }[] } }).data
+    .messages;
 }
 
 const countBy = (statuses: number[]) =>

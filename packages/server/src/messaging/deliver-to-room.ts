@@ -13,7 +13,7 @@ import { toBroadcast } from './to-broadcast';
  * The room's consumer of every reply, whatever started it: each text delta as `messageStreamChunk`, each tool
  * call and its outcome as `toolCall` and `toolResult` (and, answering elizaOS's web client, elizaOS's action
  * notices), each approval request as `approvalRequest`, then the stored reply as `messageBroadcast` or the
- * failure as `messageError`, then `messageComplete`. So every member of the room sees the same sequence for
+ * failure as `messageError`, then `messageComplete` (saying `empty: true` and why when the agent sent no reply). So every member of the room sees the same sequence for
  * every reply.
  */
 export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster): void {
@@ -84,7 +84,9 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
     },
     'reply-end': (part) => {
       if (part.message) broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
-      broadcaster.emit(channelId, 'messageComplete', completed);
+      // No reply, deliberately: said so, never left as silence.
+      const empty = part.reason && { replyId, empty: true, reason: part.reason };
+      broadcaster.emit(channelId, 'messageComplete', { ...completed, ...empty });
     },
     // The reply waits for its approval requests: it goes on, under the same id, in a stream of its own.
     'reply-pause': () => undefined,

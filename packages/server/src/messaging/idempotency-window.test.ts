@@ -4,6 +4,8 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test/databases';
 import { ScriptedModel } from '../../test/scripted-model';
+import { historyOf, postWithKey as post } from '../../test/keyed-requests';
+import { startTestServer } from '../../test/test-server';
 import { createServer, type ServerOptions } from '../create-server';
 import { createLogger } from '../logger';
 
@@ -11,21 +13,6 @@ import { createLogger } from '../logger';
  * `Idempotency-Key` records are kept for a window, then gone: attacked from outside over HTTP, on every
  * database, and with several processes sharing one PostgreSQL database removing a backlog together.
  */
-
-const channelPath = (channelId: string) => `/api/messaging/channels/${channelId}/messages`;
-
-function post(url: string, channelId: string, body: unknown, key: string) {
-  return fetch(`${url}${channelPath(channelId)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify(body),
-  });
-}
-
-async function historyOf(url: string, channelId: string) {
-  const response = await fetch(`${url}${channelPath(channelId)}?limit=200`);
-  return ((await response.json()) as { data: { id: string; content: string }[] }).data;
-}
 
 const kinds = await databaseKinds();
 const postgres = kinds.find((kind) => kind.name === 'postgres')!;
@@ -49,49 +36,42 @@ describe.each(kinds)('keys past their window ($name)', ({ create, skip }) => {
   it.skipIf(skip)(
     'are new again: the same key posts a new message, with any body; within the window another body is a 409',
     async () => {
-      const database = await create();
-      const server = createServer({
-        port: 0,
-        logger: createLogger('silent'),
-        env: {},
-        model: new ScriptedModel(),
-        database: database.location,
-        // Long enough that the second try below is well within it, short enough to wait out.
-        idempotency: { keyTtlMs: 4_000, sweepMs: 100 },
-      });
-      try {
-        const { url } = await server.start();
-        const channelId = randomUUID();
-        const key = `order-${randomUUID()}`;
-        const first = { text: 'Book the table', entityId: 'user-1', mode: 'websocket' };
-        const other = { ...first, text: 'Cancel the table' };
-        const taken = await post(url, channelId, first, key);
-        expect(taken.status).toBe(202);
-        const firstId = ((await taken.json()) as { userMessage: { id: string } }).userMessage.id;
-        expect((await post(url, channelId, other, key)).status).toBe(409);
+      await using test = await startTestServer(
+        {
+          model: new ScriptedModel(),
+          // Long enough that the second try below is well within it, short enough to wait out.
+          idempotency: { keyTtlMs: 4_000, sweepMs: 100 },
+        },
+        await create(),
+      );
+      const { url } = test;
+      const channelId = randomUUID();
+      const key = `order-${randomUUID()}`;
+      const first = { text: 'Book the table', entityId: 'user-1', mode: 'websocket' };
+      const other = { ...first, text: 'Cancel the table' };
+      const taken = await post(url, channelId, first, key);
+      expect(taken.status).toBe(202);
+      const firstId = ((await taken.json()) as { userMessage: { id: string } }).userMessage.id;
+      expect((await post(url, channelId, other, key)).status).toBe(409);
 
-        // Past the window, the key is a new request: another body is taken, as a message of its own.
-        let second: Response | undefined;
-        await expect
-          .poll(
-            async () => {
-              second = await post(url, channelId, other, key);
-              return second.status;
-            },
-            { timeout: 60_000, interval: 500 },
-          )
-          .toBe(202);
-        const secondId = ((await second!.json()) as { userMessage: { id: string } }).userMessage.id;
-        expect(secondId).not.toBe(firstId);
-        // Now the key is the second request's: the first body is the different one.
-        expect((await post(url, channelId, first, key)).status).toBe(409);
-        const texts = (await historyOf(url, channelId)).map((message) => message.content);
-        expect(texts.filter((text) => text === 'Book the table')).toHaveLength(1);
-        expect(texts.filter((text) => text === 'Cancel the table')).toHaveLength(1);
-      } finally {
-        await server.stop();
-        await database.dispose();
-      }
+      // Past the window, the key is a new request: another body is taken, as a message of its own.
+      let second: Response | undefined;
+      await expect
+        .poll(
+          async () => {
+            second = await post(url, channelId, other, key);
+            return second.status;
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toBe(202);
+      const secondId = ((await second!.json()) as { userMessage: { id: string } }).userMessage.id;
+      expect(secondId).not.toBe(firstId);
+      // Now the key is the second request's: the first body is the different one.
+      expect((await post(url, channelId, first, key)).status).toBe(409);
+      const texts = (await historyOf(url, channelId)).map((message) => message.content);
+      expect(texts.filter((text) => text === 'Book the table')).toHaveLength(1);
+      expect(texts.filter((text) => text === 'Cancel the table')).toHaveLength(1);
     },
     120_000,
   );

@@ -23,11 +23,15 @@ export interface PausedRepliesOptions {
   followPollMs: number;
   /** The stream this process holds for a reply, running or lingering. */
   held: (replyId: string) => ReplyStream | undefined;
-  /** Publishes `stream` to the reply's consumers and runs the continuation in the channel's turn. */
+  /**
+   * Publishes `stream` to the reply's consumers and runs the continuation in the channel's turn, in the trace
+   * of the stored `traceContext` (what paused it), when there is one.
+   */
   run(
     stream: ReplyStream,
     agent: AgentProfile,
     produce: (signal: AbortSignal) => Promise<void>,
+    traceContext?: unknown,
   ): void;
   /** Continues a paused reply into `stream` (the agent loop's `continueModelReply`). */
   continueReply(
@@ -252,8 +256,12 @@ export class PausedReplies {
           logger.warn({ err: error, replyId }, 'the end of a continued reply was not recorded'),
         );
     });
-    this.#options.run(stream, agent, (signal) =>
-      this.#options.continueReply(stream, agent, userMessage, checkpoint, decisions, signal),
+    this.#options.run(
+      stream,
+      agent,
+      (signal) =>
+        this.#options.continueReply(stream, agent, userMessage, checkpoint, decisions, signal),
+      paused.traceContext,
     );
     // Clients of this process that follow the reply take it live at once.
     for (const wake of this.#wakers.get(replyId) ?? []) wake();

@@ -135,7 +135,9 @@ function openStream(base: string, channelId: string, body: Record<string, unknow
 
 async function historyOf(base: string, channelId: string) {
   const response = await fetch(`${channelPath(base, channelId)}?limit=50`);
-  return ((await response.json()) as { data: { content: string; source_type: string }[] }).data;
+  return (
+    (await response.json()) as { data: { messages: { content: string; source_type: string }[] } }
+  ).data.messages;
 }
 
 describe('cancelling a reply on one process', () => {

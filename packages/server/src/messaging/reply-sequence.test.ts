@@ -193,9 +193,9 @@ describe.each(Object.entries(ENTRIES))('a reply started by %s', (_, start) => {
       expect(seen.text).toBe(EXPECTED_TEXT[kind]);
       expect(seen.reply).toMatchObject({ text: EXPECTED_TEXT[kind], source: 'agent_response' });
       const stored = (await (await fetch(`${test.url}${channelPath(roomId)}`)).json()) as {
-        data: { content: string }[];
+        data: { messages: { content: string }[] };
       };
-      expect(stored.data[0]!.content).toBe(EXPECTED_TEXT[kind]);
+      expect(stored.data.messages[0]!.content).toBe(EXPECTED_TEXT[kind]);
     },
   );
 
@@ -229,7 +229,7 @@ describe.each(['stream', 'sync'])('a %s caller that disconnects', (mode) => {
     await expect
       .poll(() =>
         fetch(`${test.url}${channelPath(roomId)}`).then(
-          async (r) => ((await r.json()) as { data: unknown[] }).data.length,
+          async (r) => ((await r.json()) as { data: { messages: unknown[] } }).data.messages.length,
         ),
       )
       .toBe(1);

@@ -216,7 +216,8 @@ describe('the agent loop under attack', () => {
     expect(seen).toContain('"code":"CANCELLED"');
     expect(hung.at(-1)!.aborted).toBe(true);
     const history = await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`);
-    const { data } = (await history.json()) as { data: { author_id: string }[] };
+    const data = ((await history.json()) as { data: { messages: { author_id: string }[] } }).data
+      .messages;
     expect(data.map((message) => message.author_id)).toEqual(['user-1']);
   });
 
@@ -241,9 +242,9 @@ describe('the agent loop under attack', () => {
     expect(text).toMatch(/…\[cut: 98000 more characters\]$/);
     // Stored within a message's bounds, and read back.
     const history = await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`);
-    const { data } = (await history.json()) as {
-      data: { raw_message: { toolCalls: unknown[] } }[];
-    };
+    const data = (
+      (await history.json()) as { data: { messages: { raw_message: { toolCalls: unknown[] } }[] } }
+    ).data.messages;
     expect(data[0]!.raw_message.toolCalls).toHaveLength(256);
   });
 });

@@ -20,6 +20,8 @@ export interface PauseRecord {
   progress: Record<string, unknown>;
   expiresAt: Date;
   requests: readonly StoredApprovalRequest[];
+  /** The W3C trace context of the span that paused it (`traceparent`…): its continuation joins that trace. */
+  traceContext?: Record<string, string> | null;
 }
 
 /** A paused reply as read back. */
@@ -32,6 +34,8 @@ export interface PausedReply {
   parts: unknown[];
   progress: Record<string, unknown> | null;
   expiresAt: Date;
+  /** The trace context stored with the pause, if any. */
+  traceContext: Record<string, string> | null;
 }
 
 /** A decision as the continuation reads it. */
@@ -80,6 +84,7 @@ export class ApprovalStore {
       expires_at: record.expiresAt,
       lease_until: null,
       updated_at: new Date(),
+      trace_context: record.traceContext ? JSON.stringify(record.traceContext) : null,
     };
     await storageCall('paused reply', () =>
       this.#db.transaction().execute(async (trx) => {
@@ -94,6 +99,7 @@ export class ApprovalStore {
               expires_at: row.expires_at,
               lease_until: null,
               updated_at: row.updated_at,
+              trace_context: row.trace_context,
             }),
           )
           .execute();
@@ -296,6 +302,7 @@ type PausedReplyRow = {
   parts: unknown;
   progress: unknown;
   expires_at: Date | string;
+  trace_context?: unknown;
 };
 
 function toPausedReply(row: PausedReplyRow): PausedReply {
@@ -309,5 +316,6 @@ function toPausedReply(row: PausedReplyRow): PausedReply {
     parts: (json(row.parts) as unknown[]) ?? [],
     progress: (json(row.progress) as Record<string, unknown> | null) ?? null,
     expiresAt: new Date(row.expires_at),
+    traceContext: (json(row.trace_context) as Record<string, string> | null) ?? null,
   };
 }

@@ -1,4 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { createAgentAndSessionTables } from './agent-session-migration';
+import { createAttachmentTable } from './attachment-migration';
+import { createChannelColumns } from './channel-migration';
 import { createWebhookTables, replaceWebhookRowTrigger } from './webhook-migration';
 
 /**
@@ -209,6 +212,35 @@ const migrations: Record<string, Migration> = {
         .createIndex('idempotency_keys_created_idx')
         .on('idempotency_keys')
         .column('created_at')
+        .execute();
+    },
+  },
+  '0016_channels': {
+    // Channels as a resource: name, type, topic, metadata, activity, participants (see channel-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createChannelColumns(db);
+    },
+  },
+  '0017_agents_and_sessions': {
+    // Agents created at run time (and stopped ones) and elizaOS sessions (see agent-session-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createAgentAndSessionTables(db);
+    },
+  },
+  '0018_attachments': {
+    // Files uploaded to channels, served by any process (see attachment-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createAttachmentTable(db);
+    },
+  },
+  '0019_trace_context': {
+    // The W3C trace context (`traceparent`, `tracestate`) of what paused a reply and of what enqueued a webhook
+    // delivery, so a continuation or a delivery run later, by any process, joins the same trace. Null: none.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('paused_replies').addColumn('trace_context', 'jsonb').execute();
+      await db.schema
+        .alterTable('webhook_deliveries')
+        .addColumn('trace_context', 'jsonb')
         .execute();
     },
   },

@@ -8,6 +8,22 @@ export interface ChannelTable {
   /** The agent that answers in this channel by default. */
   agent_id: string | null;
   created_at: ColumnType<Date, Date | string, never>;
+  /** Null for a channel created on first use and never named (the API derives a name from its id). */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
+  type: ColumnType<'GROUP' | 'DM', 'GROUP' | 'DM' | undefined, 'GROUP' | 'DM'>;
+  topic: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** When its newest message was stored (written with each batch of messages); null without messages. */
+  last_message_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** `channel_participants`: who is in a channel: people (`member`) and agents (`agent`). */
+export interface ChannelParticipantTable {
+  channel_id: string;
+  participant_id: string;
+  role: 'member' | 'agent';
+  joined_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
 /** `messages`: every message of every channel. */
@@ -112,6 +128,12 @@ export interface PausedReplyTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   lease_until: ColumnType<Date | null, Date | string | null, Date | string | null>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** The W3C trace context (`traceparent`, `tracestate`) of what paused it; null without tracing. */
+  trace_context: ColumnType<
+    Record<string, string> | null,
+    string | null | undefined,
+    string | null
+  >;
 }
 
 /** `approval_requests`: each call of a paused reply that needs a decision, and the decision once taken. */
@@ -125,15 +147,53 @@ export interface ApprovalRequestTable {
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 
+/** `managed_agents`: agents created at run time (`character` set) and the state of configured ones (null). */
+export interface ManagedAgentTable {
+  id: string;
+  character: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Raised by every change: how other processes tell what changed. */
+  version: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** `sessions`: elizaOS sessions, a user and an agent in a channel of their own. */
+export interface SessionTable {
+  id: string;
+  agent_id: string;
+  user_id: string;
+  channel_id: string;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  last_activity: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** `attachments`: files uploaded to a channel, with their bytes. */
+export interface AttachmentTable {
+  id: string;
+  channel_id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  data: Uint8Array;
+  uploaded_by: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema extends WebhookTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;
+  channel_participants: ChannelParticipantTable;
   messages: MessageTable;
   scheduled_messages: ScheduledMessageTable;
   tee_agents: TeeAgentTable;
   agent_components: AgentComponentTable;
   paused_replies: PausedReplyTable;
   approval_requests: ApprovalRequestTable;
+  managed_agents: ManagedAgentTable;
+  sessions: SessionTable;
+  attachments: AttachmentTable;
 }

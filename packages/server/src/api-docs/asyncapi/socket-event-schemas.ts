@@ -45,6 +45,14 @@ export const SERVER_EVENTS = {
   userJoined: 'Another client joined the room.',
   userLeft: 'A client left the room (leaveRoom or disconnect).',
   userTyping: 'Typing indicator of another member of the room.',
+  channelCreated:
+    'A channel was created (POST /api/messaging/channels, or a DM channel first asked for): to every connected socket, in every process of a cluster.',
+  channelUpdated:
+    'A channel was renamed or changed (its agent, topic, metadata): to every connected socket. Of two events for one channel, the later `updatedAt` is its state.',
+  channelDeleted:
+    'A channel and its messages were deleted: to every connected socket, in every process of a cluster.',
+  messageDeleted: "A message of the room's channel was deleted: to the room's members.",
+  channelCleared: "The history of the room's channel was cleared: to the room's members.",
 } satisfies Record<keyof ServerToClientEvents, string>;
 
 /**

@@ -1,13 +1,12 @@
 import {
   agentMessageSchema,
-  agentSummarySchema,
   apiSuccessSchema,
   cancelledReplySchema,
   approvalDecidedSchema,
   approvalDecisionSchema,
-  channelHistoryQuerySchema,
   channelMessageRequestSchema,
   healthSchema,
+  listedMessageSchema,
   storedMessageSchema,
   syncModeResponseSchema,
   teeAgentsResponseSchema,
@@ -56,6 +55,8 @@ export interface DocumentedOperation {
   /** Request headers the endpoint reads, by name. */
   headers?: Record<string, z.ZodType>;
   body?: z.ZodType;
+  /** A `multipart/form-data` body of one file (its description) instead of JSON. */
+  multipartFile?: string;
   /** The answers of the endpoint itself (the guards' failures come from {@link guardErrorsOf}). */
   responses: Record<string, OperationResponse>;
   /** The failures the handler itself gives, besides the guards'. */
@@ -179,19 +180,6 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     errors: ['UNAUTHORIZED'],
   },
   {
-    method: 'get',
-    path: '/api/agents',
-    operationId: 'listAgents',
-    summary: 'List the agents',
-    description: 'The first agent is the default agent.',
-    tag: 'agents',
-    auth: ['apiKey'],
-    responses: {
-      200: { description: 'The agents.', json: apiSuccessSchema(z.array(agentSummarySchema)) },
-    },
-    errors: [],
-  },
-  {
     method: 'post',
     path: '/api/messaging/submit',
     operationId: 'submitMessage',
@@ -207,24 +195,6 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       201: { description: 'The stored message.', json: apiSuccessSchema(storedMessageSchema) },
     },
     errors: ['BAD_REQUEST', 'CONFLICT', 'UNAVAILABLE'],
-  },
-  {
-    method: 'get',
-    path: '/api/messaging/channels/:channelId/messages',
-    operationId: 'listChannelMessages',
-    summary: "A channel's history, newest first",
-    description: 'Page back with `before` set to the id of the oldest message received.',
-    tag: 'messaging',
-    auth: ['apiKey'],
-    pathParams: channelId,
-    query: channelHistoryQuerySchema,
-    responses: {
-      200: {
-        description: 'Messages, newest first.',
-        json: apiSuccessSchema(z.array(storedMessageSchema)),
-      },
-    },
-    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
   },
   {
     method: 'post',
@@ -265,6 +235,12 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
           'reply paused for approvals: what it has so far and `awaitingApproval`, the calls it waits for; it ' +
           'goes on once they are decided (`POST /api/messaging/replies/{replyId}/approvals`).',
         json: z.union([websocketModeResponseSchema, syncModeResponseSchema]),
+      },
+      201: {
+        description:
+          "elizaOS's body (`{ content, metadata? }`, no `text`): the message is stored and the agent replies " +
+          'on the socket, as mode `websocket`; the stored message, in the envelope, as elizaOS answers.',
+        json: apiSuccessSchema(listedMessageSchema),
       },
       204: { description: 'A repeat with `Last-Event-ID`: the stream already ended there.' },
     },

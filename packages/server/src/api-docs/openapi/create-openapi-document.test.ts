@@ -118,6 +118,8 @@ describe('createOpenApiDocument', () => {
     const post = document.paths['/api/messaging/channels/{channelId}/messages']!.post!;
     expect(Object.keys(post.responses as object)).toEqual([
       '200',
+      // elizaOS's body (`{ content }`): the stored message, as elizaOS answers.
+      '201',
       '202',
       '204',
       '400',

@@ -10,6 +10,10 @@ import {
 } from './built-in-operations';
 import { ERROR_SCHEMA_NAME, errorEnvelopeSchema, errorResponses } from './error-responses';
 import { jsonSchemaOf, type JsonSchema } from '../json-schema-of';
+import { AGENT_OPERATIONS } from './agent-operations';
+import { SESSION_OPERATIONS } from './session-operations';
+import { ATTACHMENT_OPERATIONS } from './attachment-operations';
+import { CHANNEL_OPERATIONS } from './channel-operations';
 import { MCP_OPERATIONS } from './mcp-operations';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -115,6 +119,22 @@ function builtInOperationOf(operation: DocumentedOperation): Record<string, unkn
       content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } },
     };
   }
+  if (operation.multipartFile) {
+    result.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['file'],
+            properties: {
+              file: { type: 'string', format: 'binary', description: operation.multipartFile },
+            },
+          },
+        },
+      },
+    };
+  }
   return result;
 }
 
@@ -131,7 +151,15 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   const add = (path: string, method: string, operation: Record<string, unknown>) => {
     paths[path] = { ...paths[path], [method]: operation };
   };
-  for (const operation of [...BUILT_IN_OPERATIONS, ...MCP_OPERATIONS]) {
+  const documented = [
+    ...BUILT_IN_OPERATIONS,
+    ...CHANNEL_OPERATIONS,
+    ...AGENT_OPERATIONS,
+    ...SESSION_OPERATIONS,
+    ...ATTACHMENT_OPERATIONS,
+    ...MCP_OPERATIONS,
+  ];
+  for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
   }
   for (const { path, method, operation } of pluginOperations(options.pluginRoutes ?? [])) {
@@ -174,6 +202,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       { name: 'server', description: 'Liveness, readiness and metrics.' },
       { name: 'agents', description: 'The agents this server hosts.' },
       { name: 'messaging', description: 'Messages in, agent replies out.' },
+      { name: 'channels', description: 'Channels, their participants and their history.' },
       { name: 'tee', description: 'Trusted execution environment status and attestations.' },
       { name: 'webhooks', description: 'Outbound webhook subscriptions and their deliveries.' },
       { name: 'mcp', description: 'The agents as Model Context Protocol tools (Streamable HTTP).' },

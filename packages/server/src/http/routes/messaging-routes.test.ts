@@ -38,9 +38,16 @@ describe.each(kinds)('messaging endpoints on $name', ({ create, skip }) => {
     const response = await fetch(`${test.url}${channelPath(channelId)}${query}`);
     return (
       (await response.json()) as {
-        data: { content: string; author_id: string; in_reply_to: string | null; id: string }[];
+        data: {
+          messages: {
+            content: string;
+            author_id: string;
+            in_reply_to: string | null;
+            id: string;
+          }[];
+        };
       }
-    ).data;
+    ).data.messages;
   };
 
   describe.skipIf(skip)('POST /api/messaging/submit', () => {

@@ -3,12 +3,14 @@ import {
   type SyncModeResponse,
   approvalDecisionSchema,
   agentMessageSchema,
-  channelHistoryQuerySchema,
   channelMessageRequestSchema,
   parseOrThrow,
   uuidSchema,
 } from '@parley/core';
 import { Hono } from 'hono';
+import { z } from 'zod';
+import { fromElizaSubmit, isElizaPost, postElizaMessage } from '../../channels/eliza-post';
+import { withElizaNames } from '../../channels/eliza-shapes';
 import type { MessagingService } from '../../messaging/messaging-service';
 import type { ReplyFinalPart } from '../../reply/parts/reply-part';
 import type { ReplyStream } from '../../reply/parts/reply-stream';
@@ -17,7 +19,7 @@ import { success } from '../envelope';
 import { idempotencyKey } from '../idempotency-key';
 import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
-import { sendReplyEvents, startOf } from '../reply-events';
+import { sendReplyEvents, startOf, toAgentResponse } from '../reply-events';
 import { createSseStream, type SseStream } from '../sse-stream';
 
 /** Options of {@link messagingRoutes}. */
@@ -40,16 +42,14 @@ export function messagingRoutes(
   const routes = new Hono<AppEnv>();
 
   routes.post('/api/messaging/submit', async (c) => {
-    const body = await readJsonBody(c, agentMessageSchema, 'message');
+    // elizaOS's client sends camel-case names (`channelId`, `agentId`…): read as Parley's.
+    const raw = await readJsonBody(c, z.unknown(), 'message');
+    const body = parseOrThrow(agentMessageSchema, fromElizaSubmit(raw), 'message');
     const { message } = await messaging.submit(body, idempotencyKey(c));
-    return c.json(success(message), 201);
+    return c.json(success(withElizaNames(message)), 201);
   });
 
-  routes.get('/api/messaging/channels/:channelId/messages', async (c) => {
-    const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
-    const query = parseOrThrow(channelHistoryQuerySchema, c.req.query(), 'query');
-    return c.json(success(await messaging.history(channelId, query)));
-  });
+  // History (`GET …/channels/{channelId}/messages`) is served with the channels: see channels/channel-routes.ts.
 
   routes.post('/api/messaging/channels/:channelId/messages', async (c) => {
     const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
@@ -58,7 +58,10 @@ export function messagingRoutes(
     const resumeFrom = parseEventId(c.req.header('last-event-id'));
     if (resumeFrom) return resume(messaging, resumeFrom, options, channelId);
 
-    const body = await readJsonBody(c, channelMessageRequestSchema, 'message');
+    const raw = await readJsonBody(c, z.unknown(), 'message');
+    // elizaOS's `postMessage` body (`{ content, metadata }`, no `text`): answered as elizaOS answers.
+    if (isElizaPost(raw)) return postElizaMessage(c, messaging, channelId, raw);
+    const body = parseOrThrow(channelMessageRequestSchema, raw, 'message');
     const { message, reply } = await messaging.converse({
       channelId,
       text: body.text,
@@ -98,7 +101,7 @@ export function messagingRoutes(
       return c.json({
         success: true,
         userMessage,
-        agentResponse: { text: end.text, actions: end.actions, toolCalls: end.toolCalls },
+        agentResponse: toAgentResponse(end),
         replyId: reply.replyId,
       } satisfies SyncModeResponse);
     }

@@ -8,7 +8,8 @@ const logger = pino({ level: 'silent' });
 
 function app(readiness: ReadinessProbe[] = []) {
   const http = createHttpApp({ logger, bodyLimit: 1024, authToken: 's3cret' });
-  http.route('/', serverRoutes({ summaries: () => [] }, { readiness }));
+  http.route('/', serverRoutes({ readiness }));
+  http.get('/api/agents', (c) => c.json({ success: true, data: { agents: [] } }));
   return http;
 }
 

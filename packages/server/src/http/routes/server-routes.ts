@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import type { AgentRegistry } from '../../agents/agent-registry';
 import { checkReadiness, type ReadinessProbe } from '../../health';
 import type { AppEnv } from '../app-env';
 import { failure, success } from '../envelope';
@@ -26,11 +25,8 @@ export interface ServerRoutesOptions {
   readiness?: readonly ReadinessProbe[];
 }
 
-/** `GET /api/server/health` (liveness), `GET /api/server/ready` (readiness) and `GET /api/agents`. */
-export function serverRoutes(
-  agents: Pick<AgentRegistry, 'summaries'>,
-  options: ServerRoutesOptions = {},
-): Hono<AppEnv> {
+/** `GET /api/server/health` (liveness) and `GET /api/server/ready` (readiness). Agents: `agent-routes.ts`. */
+export function serverRoutes(options: ServerRoutesOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(HEALTH_PATH, (c) => c.json(success({ status: 'ok' as const })));
   routes.get(READY_PATH, async (c) => {
@@ -43,6 +39,5 @@ export function serverRoutes(
       503,
     );
   });
-  routes.get('/api/agents', (c) => c.json(success(agents.summaries())));
   return routes;
 }

@@ -85,7 +85,7 @@ describe('a reply that calls tools, through the HTTP modes', () => {
       /raw_message\.toolCalls.*tool calls are recorded by the server only/,
     );
     const history = await fetch(`${test.url}/api/messaging/channels/${channelId}/messages`);
-    expect(((await history.json()) as { data: unknown[] }).data).toEqual([]);
+    expect(((await history.json()) as { data: { messages: unknown[] } }).data.messages).toEqual([]);
   });
 
   it('sync: agentResponse carries the calls with their outcomes, as stored', async () => {
@@ -111,7 +111,8 @@ describe('a reply that calls tools, through the HTTP modes', () => {
       }),
     ]);
     const history = await fetch(`${test.url}/api/messaging/channels/${channelId}/messages`);
-    const { data } = (await history.json()) as { data: { raw_message: unknown }[] };
+    const data = ((await history.json()) as { data: { messages: { raw_message: unknown }[] } }).data
+      .messages;
     expect(data[0]!.raw_message).toMatchObject({ toolCalls: body.agentResponse.toolCalls });
   });
 

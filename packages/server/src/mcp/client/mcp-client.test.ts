@@ -153,8 +153,10 @@ describe('tools of MCP servers, from outside', () => {
     expect(given?.content).not.toContain(PIXEL_PNG);
     const messages = (await (
       await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`)
-    ).json()) as { data: { content: string; metadata: Record<string, unknown> }[] };
-    const posted = messages.data.find((message) => message.content.startsWith('snapshot:'));
+    ).json()) as { data: { messages: { content: string; metadata: Record<string, unknown> }[] } };
+    const posted = messages.data.messages.find((message) =>
+      message.content.startsWith('snapshot:'),
+    );
     expect(posted?.metadata.attachments).toEqual([
       {
         filename: 'snapshot-1.png',

@@ -154,8 +154,8 @@ describe('MCP calls that cannot be answered', () => {
         const response = await fetch(`${test.url}/api/messaging/channels/${channelId}/messages`, {
           headers: { 'x-api-key': MCP_TEST_TOKEN },
         });
-        const { data } = (await response.json()) as { data: { id: string }[] };
-        return data.map((message) => message.id);
+        const { data } = (await response.json()) as { data: { messages: { id: string }[] } };
+        return data.messages.map((message) => message.id);
       })
       .toContain(replyId);
   });

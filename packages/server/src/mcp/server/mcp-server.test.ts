@@ -48,9 +48,9 @@ describe('the agents over MCP, through the SDK client', () => {
       headers: { 'x-api-key': MCP_TEST_TOKEN },
     });
     const { data } = (await response.json()) as {
-      data: { content: string; author_id: string; source_type: string }[];
+      data: { messages: { content: string; author_id: string; source_type: string }[] };
     };
-    return data.reverse();
+    return data.messages.reverse();
   };
 
   it('lists each agent as a tool with a model-safe name, its bio, and input and output schemas', async () => {

@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
-  answerFromResults,
+  weatherThenAnswer,
   startLoopServer,
   weatherAction,
   type LoopFixture,
@@ -26,14 +26,7 @@ beforeAll(async () => {
   loop = await startLoopServer((calls) => [weatherAction(calls, { needsApproval: true })], {
     webhooks: { privateTargets: ['127.0.0.1'], pollMs: 20, retryDelaysMs: [] },
   });
-  loop.model.behaviour = {
-    toolCalls: (request) =>
-      request.messages.at(-1)?.role === 'user'
-        ? [{ toolCallId: 'call_1', toolName: 'GET_WEATHER', input: '{"city":"Paris"}' }]
-        : undefined,
-    reply: answerFromResults,
-    plain: true,
-  };
+  loop.model.behaviour = weatherThenAnswer();
 });
 afterAll(async () => {
   await loop.test[Symbol.asyncDispose]();

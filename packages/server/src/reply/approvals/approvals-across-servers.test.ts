@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { definePlugin } from '@parley/plugin-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  answerFromResults,
   weatherAction,
+  weatherThenAnswer,
   type ActionCall,
 } from '../../../test/agent-loop-fixture';
 import { databaseKinds, type TestDatabase } from '../../../test/databases';
@@ -17,14 +17,7 @@ import { sql } from 'kysely';
 /** A server on `database` whose model calls GET_WEATHER(Paris), which needs approval, then answers. */
 async function startServer(database: TestDatabase) {
   const model = new ScriptedModel();
-  model.behaviour = {
-    toolCalls: (request) =>
-      request.messages.at(-1)?.role === 'user'
-        ? [{ toolCallId: 'call_1', toolName: 'GET_WEATHER', input: '{"city":"Paris"}' }]
-        : undefined,
-    reply: answerFromResults,
-    plain: true,
-  };
+  model.behaviour = weatherThenAnswer();
   const calls: ActionCall[] = [];
   const plugin = definePlugin({
     name: 'approvals-test',
@@ -73,18 +66,29 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** {@link startServer}, stopped when the test ends. */
+async function startKept(database: TestDatabase) {
+  const started = await startServer(database);
+  cleanup.push(() => started.server.stop());
+  return started;
+}
+
+/** A database (disposed when the test ends) with a reply paused on a server that has stopped since. */
+async function pausedOnStoppedServer(create: () => Promise<TestDatabase>) {
+  const database = await create();
+  cleanup.push(() => database.dispose());
+  const first = await startServer(database);
+  const replyId = await askPaused(first.url, randomUUID());
+  await first.server.stop();
+  return { database, first, replyId };
+}
+
 describe.each(kinds)('approvals across servers ($name)', ({ create, skip }) => {
   it.skipIf(skip)(
     'a reply paused before every server stopped goes on after the restart',
     async () => {
-      const database = await create();
-      cleanup.push(() => database.dispose());
-      const first = await startServer(database);
-      const replyId = await askPaused(first.url, randomUUID());
-      await first.server.stop();
-
-      const second = await startServer(database);
-      cleanup.push(() => second.server.stop());
+      const { database, first, replyId } = await pausedOnStoppedServer(create);
+      const second = await startKept(database);
       expect((await approve(second.url, replyId)).status).toBe(202);
       expect((await doneOf(second.url, replyId)).text).toContain('Sunny in Paris');
       expect(second.calls).toHaveLength(1);
@@ -95,11 +99,7 @@ describe.each(kinds)('approvals across servers ($name)', ({ create, skip }) => {
   it.skipIf(skip)(
     'a continuation whose process died (its lease lapsed) is taken over by the next server',
     async () => {
-      const database = await create();
-      cleanup.push(() => database.dispose());
-      const first = await startServer(database);
-      const replyId = await askPaused(first.url, randomUUID());
-      await first.server.stop();
+      const { database, replyId } = await pausedOnStoppedServer(create);
       // As a process leaves it that approved the call, claimed the reply and died mid-run.
       const opened = createDatabase(database.location);
       await sql`UPDATE approval_requests SET decision = 'approved', decided_at = now()`.execute(
@@ -109,8 +109,7 @@ describe.each(kinds)('approvals across servers ($name)', ({ create, skip }) => {
                   lease_until = now() - interval '1 second'`.execute(opened.db);
       await opened.close();
 
-      const second = await startServer(database);
-      cleanup.push(() => second.server.stop());
+      const second = await startKept(database);
       expect((await doneOf(second.url, replyId)).text).toContain('Sunny in Paris');
       expect(second.calls).toHaveLength(1);
     },
@@ -125,10 +124,8 @@ describe.each(kinds.filter((kind) => kind.name === 'postgres'))(
       async () => {
         const database = await create();
         cleanup.push(() => database.dispose());
-        const asker = await startServer(database);
-        cleanup.push(() => asker.server.stop());
-        const decider = await startServer(database);
-        cleanup.push(() => decider.server.stop());
+        const asker = await startKept(database);
+        const decider = await startKept(database);
 
         const replyId = await askPaused(asker.url, randomUUID());
         const followed = doneOf(asker.url, replyId);

@@ -102,11 +102,11 @@ describe('approvals, from outside', () => {
     const history = (await (
       await fetch(`${loop.test.url}/api/messaging/channels/${channelId}/messages`)
     ).json()) as {
-      data: { id: string; content: string }[];
+      data: { messages: { id: string; content: string }[] };
     };
-    expect(history.data.find((message) => message.id === paused.replyId)?.content).toContain(
-      'Sunny in Paris',
-    );
+    expect(
+      history.data.messages.find((message) => message.id === paused.replyId)?.content,
+    ).toContain('Sunny in Paris');
   });
 
   it("a denial reaches the model as the call's result, with the reason, and it answers", async () => {

@@ -3,6 +3,7 @@ import type { Memory, State } from '@parley/plugin-sdk';
 import type { AgentAbilities, AgentAction } from '../../agents/agent-abilities';
 import type { AgentProfile } from '../../agents/agent-profile';
 import { composeState } from '../../agents/compose-state';
+import { withAttachments } from '../../attachments/model-attachments';
 import { toMemory } from '../../agents/to-memory';
 import type { ToolRunContext } from '../tools/run-tool-call';
 import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
@@ -35,8 +36,12 @@ export async function prepareLoop(
   const agentName = agent.character.name;
   const recent = await store.recent(userMessage.channel_id, historyLimit);
   // The message being answered goes last, even when later messages arrived meanwhile.
-  const history = recent.filter((message) => message.id !== userMessage.id);
-  history.push(userMessage);
+  const read = recent.filter((message) => message.id !== userMessage.id);
+  read.push(userMessage);
+  // Files the messages list: text inline (bounded), others named with type and size.
+  const history = context.attachments
+    ? await withAttachments(context.attachments, read, agent.agentId)
+    : read;
   // An agent whose plugins bring nothing to do only talks: no state, no prompt sections, no validation.
   const found = context.abilitiesOf?.(agent.agentId);
   const abilities = found && !found.empty ? found : undefined;

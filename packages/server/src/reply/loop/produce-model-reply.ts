@@ -1,3 +1,4 @@
+import type { AttachmentStore } from '../../attachments/attachment-store';
 import type { StoredMessage } from '@parley/core';
 import type { Content, Memory } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
@@ -43,6 +44,8 @@ export interface ModelReplyContext {
   ) => Promise<Memory[]>;
   /** Values no tool result may show besides each agent's own secrets (the server's keys). */
   serverSecrets?: readonly string[];
+  /** Uploaded files: the model reads those its history's messages list (`metadata.attachments`). */
+  attachments?: AttachmentStore;
   /**
    * Where a reply that waits for approvals is stored. Without it, a call that needs approval is refused (the
    * model is told).
@@ -87,7 +90,7 @@ export async function produceModelReply(
     await conclude(context, setup, agent, stream, userMessage, progress, outcome);
   };
   await guarded(context, stream, agent, userMessage, () =>
-    context.telemetry ? context.telemetry.invokeAgent(agent, channelId, work) : work(),
+    context.telemetry ? context.telemetry.invokeAgent(agent, channelId, work, { replyId }) : work(),
   );
 }
 
