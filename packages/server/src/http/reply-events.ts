@@ -1,5 +1,10 @@
-import type { AgentResponse } from '@parley/core';
-import { type ReplyEndPart, type ReplyPartHandlers, handlePart } from '../reply/parts/reply-part';
+import { type AgentResponse, ParleyError } from '@parley/core';
+import {
+  type ReplyEndPart,
+  type ReplyFinalPart,
+  type ReplyPartHandlers,
+  handlePart,
+} from '../reply/parts/reply-part';
 import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { ReplyPosition } from './reply-event-id';
 import { toEventId } from './reply-event-id';
@@ -159,4 +164,28 @@ function storedSkip(stream: ReplyStream, tools: number): number {
     skip -= 1;
   }
   return skip;
+}
+
+/**
+ * The `sync` consumer: the reply's last part, or its failure as the error. Gives up after `timeoutMs` with
+ * TIMEOUT; the reply itself goes on, and is stored and broadcast when it ends.
+ */
+export async function waitForEnd(
+  reply: ReplyStream,
+  timeoutMs: number,
+): Promise<Exclude<ReplyFinalPart, { type: 'error' }>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const end = await Promise.race([reply.ended, timeout]);
+    if (end.type === 'error') throw new ParleyError(end.code, end.message);
+    return end;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -12,11 +12,10 @@ import type { ChannelService } from '../channels/channel-service';
 import type { AppEnv } from '../http/app-env';
 import { success } from '../http/envelope';
 import { readJsonBody } from '../http/read-body';
-import { sendReplyEvents, startOf } from '../http/reply-events';
+import { sendReplyEvents, startOf, waitForEnd } from '../http/reply-events';
 import { toEventId } from '../http/reply-event-id';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
-import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { SessionRecord, SessionStore } from '../storage/session-store';
 import {
   SESSION_LIST_LIMIT,
@@ -62,24 +61,6 @@ function simplified(message: StoredMessage, session: SessionRecord) {
     createdAt: message.created_at,
     metadata,
   };
-}
-
-/** The reply's end within `timeoutMs` (TIMEOUT after; the reply itself goes on and is stored). */
-async function replyEnd(reply: ReplyStream, timeoutMs: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  try {
-    const end = await Promise.race([reply.ended, timeout]);
-    if (end.type === 'error') throw new ParleyError(end.code, end.message);
-    return end;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -188,7 +169,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
       return sse.response;
     }
     if (transport === 'http') {
-      const end = await replyEnd(reply, options.syncTimeoutMs);
+      const end = await waitForEnd(reply, options.syncTimeoutMs);
       // elizaOS's `agentResponse`; a reply that waits for approvals says what it waits for.
       const agentResponse =
         end.type === 'reply-end'

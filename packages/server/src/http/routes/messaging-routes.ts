@@ -12,14 +12,12 @@ import { z } from 'zod';
 import { fromElizaSubmit, isElizaPost, postElizaMessage } from '../../channels/eliza-post';
 import { withElizaNames } from '../../channels/eliza-shapes';
 import type { MessagingService } from '../../messaging/messaging-service';
-import type { ReplyFinalPart } from '../../reply/parts/reply-part';
-import type { ReplyStream } from '../../reply/parts/reply-stream';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
 import { idempotencyKey } from '../idempotency-key';
 import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
-import { sendReplyEvents, startOf, toAgentResponse } from '../reply-events';
+import { sendReplyEvents, startOf, toAgentResponse, waitForEnd } from '../reply-events';
 import { createSseStream, type SseStream } from '../sse-stream';
 
 /** Options of {@link messagingRoutes}. */
@@ -173,28 +171,4 @@ function follow(messaging: MessagingService, sse: SseStream, channelId?: string)
     );
   };
   return onPause;
-}
-
-/**
- * The `sync` consumer: the reply's last part, or its failure as the error. Gives up after `timeoutMs` with
- * TIMEOUT; the reply itself goes on, and is stored and broadcast when it ends.
- */
-async function waitForEnd(
-  reply: ReplyStream,
-  timeoutMs: number,
-): Promise<Exclude<ReplyFinalPart, { type: 'error' }>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  try {
-    const end = await Promise.race([reply.ended, timeout]);
-    if (end.type === 'error') throw new ParleyError(end.code, end.message);
-    return end;
-  } finally {
-    clearTimeout(timer);
-  }
 }
