@@ -189,10 +189,17 @@ describe.each(await databaseKinds())('webhook trigger on $name', ({ name, skip }
       const migrator = new Migrator({ db, provider: migrationProvider });
       const before = await migrator.migrateTo('0011_idempotency_keys');
       expect(before.error).toBeUndefined();
+      // Today's store also moves each channel's activity (columns of 0016): lend the old schema those two
+      // columns for this phase, and take them back before migrating.
+      await sql`ALTER TABLE channels ADD COLUMN updated_at timestamptz,
+                ADD COLUMN last_message_at timestamptz`.execute(db);
       const first = newBatch();
       await subscribe(db, first.channels);
       await store(db, first);
       const byRow = await deliveries(db);
+      await sql`ALTER TABLE channels DROP COLUMN updated_at, DROP COLUMN last_message_at`.execute(
+        db,
+      );
 
       // After: the statement trigger of 0012, one run per statement.
       await db.deleteFrom('webhook_deliveries').execute();
