@@ -1,6 +1,7 @@
 import { ParleyError, type RawMessage, type StoredMessage } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { type StoredTraceContext, storableTraceContext } from '../tracing/trace-context';
 import { BatchWriter } from './batch-writer';
 import { withChannelWrites } from './channel-writes';
 import { RecentMessagesCache } from './recent-messages-cache';
@@ -67,6 +68,9 @@ function toStored(message: NewMessage): StoredMessage {
   };
 }
 
+/** A message on its way to the database, with the trace context of what stored it (tracing on only). */
+type StoredRow = { message: NewMessage; stored: StoredMessage; trace?: StoredTraceContext };
+
 const MESSAGE_COLUMNS = [
   'id',
   'channel_id',
@@ -108,7 +112,7 @@ export class MessageStore {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #sync: () => Promise<void>;
   /** Messages waiting for the next batch, each with the stored record `insert` answers with (built once). */
-  readonly #writer: BatchWriter<{ message: NewMessage; stored: StoredMessage }>;
+  readonly #writer: BatchWriter<StoredRow>;
   /** Channels known to exist, so a busy channel costs no upsert per message. Bounded; least used forgotten. */
   readonly #knownChannels = new LRUCache<string, true>({ max: KNOWN_CHANNELS_LIMIT });
   /**
@@ -159,7 +163,9 @@ export class MessageStore {
     });
     const stored = toStored(message);
     try {
-      await this.#writer.write({ message, stored });
+      // Only with tracing on: the webhook deliveries its trigger writes join the trace of what stored it.
+      const trace = storableTraceContext();
+      await this.#writer.write({ message, stored, ...(trace && { trace }) });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ParleyError('CONFLICT', `A message with id ${message.id} already exists`, {
@@ -264,17 +270,18 @@ export class MessageStore {
     return this.#writer.idle();
   }
 
-  async #writeBatch(batch: { message: NewMessage; stored: StoredMessage }[]): Promise<void> {
+  async #writeBatch(batch: StoredRow[]): Promise<void> {
     const newChannels = new Map<string, NewMessage>();
     for (const { message } of batch) {
       if (!this.#knownChannels.has(message.channelId)) newChannels.set(message.channelId, message);
     }
     // The stored shape, with the JSON columns as text and the time as a Date for the driver.
-    const messages = batch.map(({ message, stored }) => ({
+    const messages = batch.map(({ message, stored, trace }) => ({
       ...stored,
       raw_message: stored.raw_message === null ? null : JSON.stringify(stored.raw_message),
       metadata: JSON.stringify(stored.metadata),
       created_at: message.createdAt,
+      ...(trace && { trace_context: JSON.stringify(trace) }),
     }));
     // One statement for channels and messages: each statement costs a database round trip.
     const statement = withChannelWrites(

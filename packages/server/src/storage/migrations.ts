@@ -2,7 +2,11 @@ import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely
 import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
-import { createWebhookTables, replaceWebhookRowTrigger } from './webhook-migration';
+import {
+  carryTraceContextToDeliveries,
+  createWebhookTables,
+  replaceWebhookRowTrigger,
+} from './webhook-migration';
 
 /**
  * Every migration, in order. One set for the embedded PGlite database and for PostgreSQL: both are PostgreSQL.
@@ -242,6 +246,12 @@ const migrations: Record<string, Migration> = {
         .alterTable('webhook_deliveries')
         .addColumn('trace_context', 'jsonb')
         .execute();
+    },
+  },
+  '0020_message_trace_context': {
+    // Each message keeps the trace context of what stored it, and the trigger hands it to its deliveries.
+    async up(db: Kysely<unknown>) {
+      await carryTraceContextToDeliveries(db);
     },
   },
 };

@@ -41,6 +41,8 @@ export interface MessageTable {
   metadata: ColumnType<Record<string, unknown>, string, never>;
   in_reply_to: string | null;
   created_at: ColumnType<Date, Date | string, never>;
+  /** The W3C trace context of what stored the message, handed to its webhook deliveries; never in the API. */
+  trace_context?: ColumnType<unknown, string | null | undefined, never> | null;
 }
 
 /** `scheduled_messages`: messages to post at a future time, claimed by one process each. */

@@ -97,18 +97,34 @@ export async function createWebhookTables(db: Kysely<unknown>): Promise<void> {
 export async function replaceWebhookRowTrigger(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER IF EXISTS parley_webhook_on_message ON messages`.execute(db);
   await sql`DROP FUNCTION IF EXISTS parley_webhook_on_message()`.execute(db);
+  await createStatementTrigger(db, false);
+}
+
+/**
+ * Gives each message the trace context of what stored it and the statement trigger's deliveries that context
+ * (migration 0020), so a `message.created` or `reply.completed` delivery sent later, by any process, joins the
+ * trace of the request that stored its message.
+ */
+export async function carryTraceContextToDeliveries(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('messages').addColumn('trace_context', 'jsonb').execute();
+  await createStatementTrigger(db, true);
+}
+
+async function createStatementTrigger(db: Kysely<unknown>, withTrace: boolean): Promise<void> {
+  const traceColumn = sql.raw(withTrace ? ', trace_context' : '');
+  const traceValue = sql.raw(withTrace ? ', n.trace_context' : '');
   await sql`CREATE OR REPLACE FUNCTION parley_webhook_on_messages() RETURNS trigger
     LANGUAGE plpgsql AS $$
     BEGIN
       IF NOT EXISTS (SELECT FROM webhook_subscriptions WHERE disabled_at IS NULL) THEN
         RETURN NULL;
       END IF;
-      INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload)
+      INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload${traceColumn})
       SELECT gen_random_uuid(), s.id, e.type,
              jsonb_build_object(
                'type', e.type,
                'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-               'data', e.data)
+               'data', e.data)${traceValue}
       FROM new_rows n
       CROSS JOIN LATERAL (
         SELECT 1 AS rank, 'message.created' AS type,

@@ -122,6 +122,47 @@ describe.each(kinds)('traces across two servers on one database ($name)', ({ cre
   );
 
   it.skipIf(skip)(
+    'message.created and reply.completed, written by the database trigger, reach the receiver in the caller’s trace',
+    { timeout: 60_000 },
+    async () => {
+      const database = await create();
+      cleanup.push(() => database.dispose());
+      const receiver = await startReceiver(() => ({ status: 200 }));
+      cleanup.push(() => receiver.close());
+      const traced = await startTracedTest();
+      const one = await startNode(database, traced, false);
+      const two = await startNode(database, traced, false);
+      const subscribed = await post(one.url, '/api/webhooks', {
+        url: receiver.url,
+        events: ['message.created', 'reply.completed'],
+      });
+      expect(subscribed.status).toBe(201);
+
+      const caller = callerTrace();
+      const asked = await post(
+        two.url,
+        `/api/messaging/channels/${randomUUID()}/messages`,
+        { entityId: 'user-1', text: 'weather?', mode: 'sync' },
+        caller.traceparent,
+      );
+      expect(asked.status).toBe(200);
+      // The question, the answer, and the answer as a reply: three deliveries, whichever process sends them.
+      const received = await until(
+        () => receiver.received,
+        (all) => all.length >= 3,
+      );
+      await one.server.stop();
+      await two.server.stop();
+      await traced.finish();
+      for (const delivery of received) {
+        expect(String(delivery.headers.traceparent)).toMatch(
+          new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`),
+        );
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'a reply paused on server 1 and approved on server 2 goes on in the caller’s trace; its webhook too',
     { timeout: 90_000 },
     async () => {
