@@ -106,7 +106,10 @@ describe.skipIf(!havePostgres)('README: for operators', () => {
       // Step 3 as written, at this test's port.
       const curl = lines.find((line) => line.startsWith('curl')) ?? '';
       const { stdout } = await run('sh', ['-c', curl.replace(':8080', `:${port}`)], { cwd });
-      expect(JSON.parse(stdout)).toMatchObject({ success: true, data: [{ name: 'Ada' }] });
+      expect(JSON.parse(stdout)).toMatchObject({
+        success: true,
+        data: { agents: [{ name: 'Ada' }] },
+      });
     } finally {
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
