@@ -12,7 +12,8 @@ export interface WebhookObserver {
 
 /** Options of {@link WebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
-  store: Pick<WebhookStore, 'claimDue' | 'finishAttempt'>;
+  store: Pick<WebhookStore, 'claimDue' | 'finishAttempt'> &
+    Partial<Pick<WebhookStore, 'stillWanted'>>;
   sender: Pick<WebhookSender, 'send'>;
   logger: Logger;
   /** Wait before each retry, in order; a delivery gets `retryDelaysMs.length + 1` attempts. */
@@ -185,6 +186,18 @@ export class WebhookDispatcher {
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
+    // Checked just before the attempt: a claimed delivery whose subscription was disabled since (another
+    // delivery's 410 Gone, on any process) or that was ended meanwhile is not sent.
+    if (
+      this.#options.store.stillWanted &&
+      !(await this.#options.store.stillWanted(delivery, this.#worker))
+    ) {
+      this.#options.logger.debug(
+        { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId },
+        'webhook delivery dropped: its subscription is disabled',
+      );
+      return;
+    }
     const result = await this.#options.sender.send(delivery);
     const outcome = this.#outcomeOf(delivery, result);
     const { ok, retryAfterMs: _retryAfter, refused, ...attempt } = result;

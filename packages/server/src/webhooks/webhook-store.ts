@@ -162,6 +162,22 @@ export class WebhookStore {
     return claimDueDeliveries(this.db, request);
   }
 
+  /**
+   * Whether a claimed delivery may still be sent, asked just before each attempt: false when it is no longer
+   * pending and held by this worker (another delivery's `410 Gone` ended it) or its subscription was disabled or
+   * deleted since the claim. A delivery it refuses is let go without an attempt.
+   */
+  async stillWanted(delivery: ClaimedDelivery, worker: string): Promise<boolean> {
+    const { rows } = await sql<{ id: string }>`SELECT d.id FROM webhook_deliveries d
+        JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.id = ${delivery.id} AND d.status = 'pending' AND d.claimed_by = ${worker}
+          AND s.disabled_at IS NULL`.execute(this.db);
+    if (rows.length > 0) return true;
+    await sql`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL
+              WHERE id = ${delivery.id} AND claimed_by = ${worker}`.execute(this.db);
+    return false;
+  }
+
   /** Records an attempt of a delivery this worker holds, and what follows from it. */
   async finishAttempt(
     delivery: ClaimedDelivery,
@@ -195,6 +211,14 @@ export class WebhookStore {
         })
         .where('id', '=', delivery.id)
         .execute();
+      if (outcome.status === 'retry') {
+        // The subscription was disabled while this attempt was under way (another delivery met 410 Gone): the
+        // retry it asks for is never made.
+        await sql`UPDATE webhook_deliveries d SET status = 'dead'
+                  FROM webhook_subscriptions s
+                  WHERE d.id = ${delivery.id} AND s.id = d.subscription_id
+                    AND s.disabled_at IS NOT NULL`.execute(trx);
+      }
       if (outcome.status === 'dead' && outcome.disableSubscription) {
         await trx
           .updateTable('webhook_subscriptions')
