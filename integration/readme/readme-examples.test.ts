@@ -53,8 +53,8 @@ describe('README: for plugin authors', () => {
   let server: ParleyServer;
   let baseUrl: string;
   beforeAll(async () => {
-    const code = await codeBlock('ts', "from '@parley/plugin-sdk'");
-    const file = fileURLToPath(new URL(`./.readme-plugin-${randomUUID()}.ts`, import.meta.url));
+    const code = await codeBlock('js', "from '@parley/plugin-sdk'");
+    const file = fileURLToPath(new URL(`./.readme-plugin-${randomUUID()}.mjs`, import.meta.url));
     await writeFile(file, code);
     let plugin: Plugin;
     try {
