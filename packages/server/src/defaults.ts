@@ -122,6 +122,14 @@ export const DEFAULTS = {
     /** The most keys one removal takes. */
     sweepBatch: 1_000,
   },
+  /** `mcpServer`: `/mcp`, the agents served as MCP tools. */
+  mcpServer: {
+    /**
+     * Most JSON-RPC messages one POST may batch (MCP 2025-03-26 clients; 2025-06-18 removed batching and is
+     * refused any). Each `tools/call` in a batch takes a token of the caller's rate budget.
+     */
+    maxBatchMessages: 10,
+  },
   /** `MCP_CALL_TIMEOUT_MS`, `mcp`: the tools of the MCP servers characters name (`settings.mcp`). */
   mcp: {
     /** One MCP tool call's deadline unless the server or the character sets one. */

@@ -43,6 +43,16 @@ interface RateLimitContext {
   authToken?: string;
 }
 
+/**
+ * The budget a request was counted against, for a route whose one request makes several calls (a JSON-RPC
+ * batch to `/mcp`): each further call takes a token of the same client's bucket, so a budget counts calls, not
+ * HTTP requests.
+ */
+export interface RateBudget {
+  /** Takes one more token: 0 when taken, else the whole seconds until one comes back (at least 1). */
+  take(): number;
+}
+
 /** The defaults of {@link RateLimitOptions}. */
 export const RATE_LIMIT_DEFAULTS = DEFAULTS.rateLimit;
 
@@ -92,14 +102,26 @@ export function rateLimit(
     if (!options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
       return next();
     }
-    const waitMs = buckets.take(clientKey(c, origin.address, context.authToken));
+    const key = clientKey(c, origin.address, context.authToken);
+    const waitMs = buckets.take(key);
     if (waitMs > 0) {
-      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      const seconds = waitSeconds(waitMs);
       c.header('Retry-After', String(seconds));
       throw new ParleyError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
         details: { retryAfterSeconds: seconds },
       });
     }
+    c.set('rateBudget', {
+      take: () => {
+        const wait = buckets.take(key);
+        return wait > 0 ? waitSeconds(wait) : 0;
+      },
+    });
     await next();
   };
+}
+
+/** A wait in whole seconds for `Retry-After`, at least 1. */
+function waitSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }

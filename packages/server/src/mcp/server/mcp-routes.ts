@@ -1,8 +1,16 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentProfile } from '../../agents/agent-profile';
+import { DEFAULTS } from '../../defaults';
+import type { RateBudget } from '../../guards/rate-limit';
 import type { AppEnv } from '../../http/app-env';
 import { MCP_PATH } from '../../http/create-app';
 import type { MessagingService } from '../../messaging/messaging-service';
@@ -17,6 +25,8 @@ export interface McpRoutesOptions {
   messaging: MessagingService;
   /** How long a tool call waits for the reply before it answers TIMEOUT (the REST `sync` timeout). */
   syncTimeoutMs: number;
+  /** Most JSON-RPC messages one POST may batch (default `DEFAULTS.mcpServer.maxBatchMessages`). */
+  maxBatchMessages?: number;
 }
 
 /** JSON-RPC's code for a body that is not JSON. */
@@ -25,6 +35,10 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 /** The code the SDK's transport gives its own HTTP-level refusals. */
 const TRANSPORT_ERROR = -32000;
+/** Our code for a call refused by the caller's rate budget (in JSON-RPC's server-error range; 429's digits). */
+export const RATE_LIMITED_ERROR = -32029;
+/** The first MCP version without JSON-RPC batching (its changelog: "Remove support for JSON-RPC batching"). */
+const NO_BATCHES_SINCE = '2025-06-18';
 
 /** A JSON-RPC error answer with no request id, as the transport gives its own refusals. */
 function jsonRpcError(
@@ -48,6 +62,65 @@ function parseJson(text: string): { value: unknown } | undefined {
   }
 }
 
+/** Why a batch is refused before anything in it runs, or undefined when it may run. */
+function batchRefusal(
+  batch: readonly unknown[],
+  protocolVersion: string | undefined,
+  maxMessages: number,
+): string | undefined {
+  // Dates in ISO form compare as strings.
+  if (protocolVersion !== undefined && protocolVersion >= NO_BATCHES_SINCE) {
+    return `Invalid Request: MCP ${protocolVersion} has no JSON-RPC batches; send one message per POST`;
+  }
+  if (batch.length > maxMessages) {
+    return `Invalid Request: a batch holds at most ${maxMessages} messages`;
+  }
+  // Two requests with one id cannot both be answered (and each would still start its work).
+  const ids = new Set<string>();
+  for (const message of batch) {
+    const id = (message as { id?: unknown } | null)?.id;
+    if (id === undefined || (message as { method?: unknown }).method === undefined) continue;
+    const key = JSON.stringify(id);
+    if (ids.has(key)) return 'Invalid Request: two requests of the batch have one id';
+    ids.add(key);
+  }
+  return undefined;
+}
+
+/**
+ * Makes every `tools/call` of a batch after the first take a token of the caller's rate budget (the request's
+ * own token pays for the first): a call the budget cannot pay for is answered with a JSON-RPC error naming
+ * RATE_LIMITED and when to retry, and never reaches the agent.
+ */
+function chargeEachCall(transport: WebStandardStreamableHTTPServerTransport, budget: RateBudget) {
+  const deliver = transport.onmessage?.bind(transport);
+  let paid = false;
+  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
+      const waitSeconds = paid ? budget.take() : 0;
+      paid = true;
+      if (waitSeconds > 0) {
+        transport.send(rateLimited(message.id, waitSeconds)).catch(() => undefined);
+        return;
+      }
+    }
+    deliver?.(message, extra);
+  };
+}
+
+/** The answer to a call the caller's budget could not pay for. */
+function rateLimited(id: RequestId, retryAfterSeconds: number): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: RATE_LIMITED_ERROR,
+      message: `RATE_LIMITED: Too many calls; retry after ${retryAfterSeconds} s`,
+      data: { code: 'RATE_LIMITED', retryAfterSeconds },
+    },
+  };
+}
+
 /**
  * `/mcp`: the agents as MCP tools over Streamable HTTP, in the SDK's stateless mode. Each POST gets a server
  * and a transport of its own and nothing outlives the request, so any process behind a load balancer answers
@@ -56,11 +129,14 @@ function parseJson(text: string): { value: unknown } | undefined {
  * names a call by. A client that hangs up cancels its calls' replies. GET (a stream of server-initiated
  * messages) and DELETE (ending a session) answer 405: there is no stream to hold and no session to end. The
  * guards of `createHttpApp` run first: Host rule, origin guard, the messaging rate budget, body limit, token
- * (`x-api-key` or `Authorization: Bearer`), JSON content type.
+ * (`x-api-key` or `Authorization: Bearer`), JSON content type. A budget counts calls, not requests: a JSON-RPC
+ * batch (MCP 2025-03-26; refused from 2025-06-18, which removed batching) holds at most `maxBatchMessages`
+ * messages, and each of its `tools/call` takes a token of the caller's rate budget.
  */
 export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
   const tools = agentToolsOf(options.agents);
   const running = new RunningCalls();
+  const maxBatchMessages = options.maxBatchMessages ?? DEFAULTS.mcpServer.maxBatchMessages;
   const routes = new Hono<AppEnv>();
 
   routes.post(MCP_PATH, async (c) => {
@@ -69,6 +145,11 @@ export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
     // JSON-RPC: an empty batch is an invalid request (the transport would accept it and answer nothing).
     if (Array.isArray(body.value) && body.value.length === 0) {
       return jsonRpcError(400, INVALID_REQUEST, 'Invalid Request: empty batch');
+    }
+    const batch = Array.isArray(body.value) ? (body.value as unknown[]) : undefined;
+    if (batch) {
+      const refusal = batchRefusal(batch, c.req.header('mcp-protocol-version'), maxBatchMessages);
+      if (refusal) return jsonRpcError(400, INVALID_REQUEST, refusal);
     }
     const logger: Logger = c.get('logger');
     const caller = callerOf(c.req.header(MCP_SESSION_HEADER));
@@ -79,6 +160,8 @@ export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
     });
     transport.onerror = (error) => logger.debug({ reason: error.message }, 'MCP request refused');
     await server.connect(transport);
+    const budget = c.get('rateBudget');
+    if (batch && budget) chargeEachCall(transport, budget);
     const request = c.req.raw;
     // The client went away: its calls' handlers abort, which cancels their replies.
     request.signal.addEventListener('abort', () => void server.close(), { once: true });
