@@ -45,3 +45,4 @@ export * from './errors/codes';
 export * from './errors/parley-error';
 export * from './errors/validation';
 export * from './schemas/webhooks';
+export * from './schemas/receipts';

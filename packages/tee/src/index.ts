@@ -35,6 +35,10 @@ export * from './attestation/canonical-json';
 export * from './attestation/attestation-digest';
 export * from './attestation/verify-agent-attestation';
 
+export * from './receipts/receipt-digest';
+export * from './receipts/verify-receipt';
+export * from './receipts/verify-receipt-chain';
+
 export * from './keys/to-ecdsa-account';
 export * from './keys/to-ed25519-keypair';
 export * from './keys/derive-key-response';
