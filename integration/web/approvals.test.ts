@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalModel, approvalPlugin, deployedText } from '../support/approval-agent';
-import { launchChromium, recordPageProblems, useTransport } from './browser';
+import { holdOnABusyMachine, launchChromium, recordPageProblems, useTransport } from './browser';
 import { startApp } from './tool-app';
+
+holdOnABusyMachine();
 
 /** Where screenshots go when set (`SCREENSHOT_DIR=/tmp` → `/tmp/approval-card.png`). */
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
@@ -42,7 +44,7 @@ async function send(page: Page, text: string, mode: string): Promise<void> {
 /** The card of the DEPLOY call in `reply`, once it waits for a decision. */
 async function waitingCard(reply: Locator): Promise<Locator> {
   const card = reply.getByRole('region', { name: 'Tool DEPLOY' });
-  await expect.poll(() => card.getAttribute('data-state'), { timeout: 20_000 }).toBe('awaiting');
+  await expect.poll(() => card.getAttribute('data-state')).toBe('awaiting');
   expect(await card.locator('.tool-state').textContent()).toBe('waits for approval');
   expect(await card.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
   expect(await card.getByRole('button', { name: 'Deny' }).isEnabled()).toBe(true);
@@ -181,7 +183,7 @@ describe('approvals on the chat page (scripted model, DEPLOY needs approval)', (
       await send(page, 'deploy twice', 'REST sync');
       const reply = replyTo(page, 'deploy twice');
       const cards = reply.locator('.tool-card');
-      await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(2);
+      await expect.poll(() => cards.count()).toBe(2);
       const [staging, prod] = [cards.nth(0), cards.nth(1)];
       await expect.poll(() => staging.getAttribute('data-state')).toBe('awaiting');
       await expect.poll(() => prod.getAttribute('data-state')).toBe('awaiting');

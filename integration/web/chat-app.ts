@@ -130,7 +130,7 @@ export async function ask(page: Page, text: string): Promise<Locator> {
   await page.getByLabel('Message').fill(text);
   await page.getByLabel('Message').press('Enter');
   const reply = replyTo(page, text);
-  await expect.poll(() => reply.getAttribute('class'), { timeout: 20_000 }).toMatch(/agent/);
+  await expect.poll(() => reply.getAttribute('class')).toMatch(/agent/);
   await expect.poll(() => reply.getAttribute('class')).not.toContain('streaming');
   return reply;
 }

@@ -1,8 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slowModel } from '../client/slow-eliza';
-import { launchChromium, useTransport } from './browser';
+import { holdOnABusyMachine, launchChromium, useTransport } from './browser';
 import { ask, lastUserText, openChat, pageModel, screenshot, startPageServer } from './chat-app';
+
+holdOnABusyMachine();
 
 let browser: Browser;
 
@@ -159,11 +161,9 @@ describe('Stop in REST-stream mode', () => {
       await page.getByLabel('Message').press('Enter');
       const stop = page.getByRole('button', { name: 'Stop' });
       const reply = page.locator('li.message.agent').last();
-      await expect
-        .poll(() => reply.locator('.text').textContent(), { timeout: 20_000 })
-        .toContain('word1');
+      await expect.poll(() => reply.locator('.text').textContent()).toContain('word1');
       await stop.click();
-      await expect.poll(() => model.aborted.length, { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => model.aborted.length).toBe(1);
       await expect.poll(() => reply.getAttribute('class')).toContain('stopped');
       expect(await reply.getAttribute('class')).not.toContain('streaming');
       expect(await reply.locator('.stopped-label').textContent()).toBe('stopped');

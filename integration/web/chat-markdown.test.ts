@@ -1,7 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, useTransport } from './browser';
+import { holdOnABusyMachine, launchChromium, useTransport } from './browser';
 import { ask, MARKDOWN_REPLY, openChat, pageModel, screenshot, startPageServer } from './chat-app';
+
+holdOnABusyMachine();
 
 /**
  * Script that would run if any payload got through: each sets `window.__xss`. Markdown, links, images, raw HTML
@@ -118,7 +120,7 @@ describe('markdown in the chat page', () => {
         const before = await replies.count();
         await page.getByLabel('Message').fill(`echo: ${payload}`);
         await page.getByLabel('Message').press('Enter');
-        await expect.poll(() => replies.count(), { timeout: 20_000 }).toBe(before + 1);
+        await expect.poll(() => replies.count()).toBe(before + 1);
         expect(await page.evaluate('window.__xss'), `payload ${index + 1}`).toBeUndefined();
       }
       expect(await unsafeMarkup(page)).toEqual([]);
@@ -132,9 +134,7 @@ describe('markdown in the chat page', () => {
       ).not.toContain('href');
       // History renders the same way: reload and check again.
       await page.reload();
-      await expect
-        .poll(() => page.locator('li.message.agent').count(), { timeout: 20_000 })
-        .toBe(PAYLOADS.length);
+      await expect.poll(() => page.locator('li.message.agent').count()).toBe(PAYLOADS.length);
       expect(await unsafeMarkup(page)).toEqual([]);
       expect(await page.evaluate('window.__xss')).toBeUndefined();
       expect(dialogs).toEqual([]);
@@ -168,7 +168,7 @@ describe('markdown in the chat page', () => {
       const agents = page.locator('li.message.agent');
       const count = await agents.count();
       await page.getByRole('button', { name: 'Regenerate' }).click();
-      await expect.poll(() => agents.count(), { timeout: 20_000 }).toBe(count + 1);
+      await expect.poll(() => agents.count()).toBe(count + 1);
       await expect.poll(() => page.locator('li.message.own').count()).toBe(3);
       expect(await page.locator('li.message.own').last().textContent()).toContain(
         'show me markdown please',

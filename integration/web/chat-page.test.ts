@@ -12,7 +12,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWebPage } from '../../apps/server/src/web/serve-web-page';
 import { slowModel } from '../client/slow-eliza';
-import { launchChromium, recordPageProblems, useTransport } from './browser';
+import { holdOnABusyMachine, launchChromium, recordPageProblems, useTransport } from './browser';
+
+holdOnABusyMachine();
 
 const SCREENSHOT = join(tmpdir(), 'parley-web', 'chat-page.png');
 
@@ -363,11 +365,11 @@ describe('the Stop button', () => {
       await page.getByLabel('Message').fill('Tell me a very long story');
       await page.getByLabel('Message').press('Enter');
       const stop = page.getByRole('button', { name: 'Stop' });
-      await expect.poll(() => stop.isVisible(), { timeout: 20_000 }).toBe(true);
+      await expect.poll(() => stop.isVisible()).toBe(true);
       await stop.click();
-      await expect.poll(() => model.aborted.length, { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => model.aborted.length).toBe(1);
       await expect
-        .poll(() => page.locator('.notice').allTextContents(), { timeout: 20_000 })
+        .poll(() => page.locator('.notice').allTextContents())
         .toContainEqual(expect.stringContaining('Reply stopped'));
       await expect.poll(() => stop.isVisible()).toBe(false);
       expect(await page.locator('#send-error').textContent()).toBe('');

@@ -3,8 +3,16 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_PLUGINS } from '../../apps/server/src/plugins/example-plugins';
-import { launchChromium, recordPageProblems, useTransport } from './browser';
+import {
+  holdOnABusyMachine,
+  settled,
+  launchChromium,
+  recordPageProblems,
+  useTransport,
+} from './browser';
 import { echoPlugin, HOSTILE, hostileModel, startApp } from './tool-app';
+
+holdOnABusyMachine();
 
 /** Where screenshots go when set (`SCREENSHOT_DIR=/tmp` → `/tmp/tool-card.png`, `/tmp/tool-card-phone.png`). */
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
@@ -36,7 +44,7 @@ async function ask(page: Page, text: string, mode = 'Socket'): Promise<Locator> 
   await page.getByLabel('Message').fill(text);
   await page.getByLabel('Message').press('Enter');
   const reply = replyTo(page, text);
-  await expect.poll(() => reply.getAttribute('class'), { timeout: 20_000 }).toMatch(/agent/);
+  await expect.poll(() => reply.getAttribute('class')).toMatch(/agent/);
   await expect.poll(() => reply.getAttribute('class')).not.toContain('streaming');
   return reply;
 }
@@ -224,7 +232,8 @@ describe('tool cards with hostile tool data', () => {
       await check(again.page);
 
       // No alert ran, and nothing was refused by the page's policy (a blocked inline handler is a console error).
-      await page.waitForTimeout(300);
+      await settled(page);
+      await settled(again.page);
       expect([...dialogs, ...again.dialogs]).toEqual([]);
       expect(problems).toEqual([]);
       expect(again.problems).toEqual([]);
