@@ -43,7 +43,8 @@ import { ApprovalStore } from './storage/approval-store';
 import { serveReplyPeers } from './socket/reply-peers';
 import { createElizaModel } from './models';
 import type { ModelProvider } from './models/model-provider';
-import { serverSecretsOf, type AgentLoopLimits } from './reply/loop/loop-limits';
+import { secretsOf, serverSecretsOf, type AgentLoopLimits } from './reply/loop/loop-limits';
+import { registerSecretValues } from './redaction/redact';
 import {
   callAction,
   type ActionCallRequest,
@@ -317,6 +318,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     captureContent: options.captureMessageContent ?? capturesMessageContent(env),
   });
   const serverSecrets = serverSecretsOf(env, options.authToken);
+  // Every redaction of this process (logs, errors, readiness, views, webhooks) removes these values too.
+  const unregisterSecrets = registerSecretValues([
+    ...serverSecrets,
+    ...(options.characters ?? []).flatMap((character) => secretsOf(character)),
+  ]);
   const agentLoop: AgentLoopLimits = { ...DEFAULTS.agentLoop, ...options.agentLoop };
   const idempotencyLimits = { ...DEFAULTS.idempotency, ...options.idempotency };
   const idempotencyStore = new IdempotencyStore(database.db, {
@@ -438,6 +444,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   app.route(
     '/',
     serverRoutes({
+      authToken: options.authToken,
       readiness: [
         databaseProbe(database.db),
         roomsProbe(() => socketServerRooms(io)),
@@ -493,7 +500,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   app.route(
     '/',
     mcpRoutes({
-      agents: profiles.list(),
+      agents: profiles,
       messaging,
       syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
     }),
@@ -565,6 +572,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       await sequencer?.close();
       await store.flushed();
       await database.close();
+      unregisterSecrets();
     },
   });
 

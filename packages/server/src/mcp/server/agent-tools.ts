@@ -110,3 +110,34 @@ export function agentToolsOf(agents: readonly AgentProfile[]): AgentTool[] {
     return { name, title: agent.character.name, description: toolDescriptionOf(agent), agent };
   });
 }
+
+/** Where the live agents are read from: the server's agent registry. */
+export interface AgentSource {
+  list(): readonly AgentProfile[];
+  isStopped(agentId: string): boolean;
+}
+
+/**
+ * The tools of the agents that answer now, read from `source` at each call: an agent created at run time (in
+ * this process or, once it has heard, another) is listed, a stopped or deleted one is not. Names are given over
+ * every agent, stopped ones included, so that stopping one never renames another. The tools are made again
+ * only when an agent, or whether it is stopped, changed.
+ */
+export function liveAgentTools(source: AgentSource): () => readonly AgentTool[] {
+  let seen: readonly AgentProfile[] = [];
+  let stopped: readonly boolean[] = [];
+  let tools: readonly AgentTool[] = [];
+  return () => {
+    const agents = source.list();
+    const nowStopped = agents.map((agent) => source.isStopped(agent.agentId));
+    const same =
+      agents.length === seen.length &&
+      agents.every((agent, index) => agent === seen[index] && nowStopped[index] === stopped[index]);
+    if (!same) {
+      seen = agents;
+      stopped = nowStopped;
+      tools = agentToolsOf(agents).filter((_tool, index) => !nowStopped[index]);
+    }
+    return tools;
+  };
+}

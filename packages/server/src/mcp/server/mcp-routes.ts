@@ -8,20 +8,19 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { AgentProfile } from '../../agents/agent-profile';
 import { DEFAULTS } from '../../defaults';
 import type { RateBudget } from '../../guards/rate-limit';
 import type { AppEnv } from '../../http/app-env';
 import { MCP_PATH } from '../../http/create-app';
 import type { MessagingService } from '../../messaging/messaging-service';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
-import { agentToolsOf } from './agent-tools';
+import { type AgentSource, liveAgentTools } from './agent-tools';
 import { MCP_SESSION_HEADER, RunningCalls, callerOf, newSessionId } from './mcp-callers';
 
 /** Options of {@link mcpRoutes}. */
 export interface McpRoutesOptions {
-  /** The agents served, each as one tool. */
-  agents: readonly AgentProfile[];
+  /** The agents served, each as one tool: the live registry, read at every request. */
+  agents: AgentSource;
   messaging: MessagingService;
   /** How long a tool call waits for the reply before it answers TIMEOUT (the REST `sync` timeout). */
   syncTimeoutMs: number;
@@ -134,7 +133,7 @@ function rateLimited(id: RequestId, retryAfterSeconds: number): JSONRPCMessage {
  * messages, and each of its `tools/call` takes a token of the caller's rate budget.
  */
 export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
-  const tools = agentToolsOf(options.agents);
+  const toolsNow = liveAgentTools(options.agents);
   const running = new RunningCalls();
   const maxBatchMessages = options.maxBatchMessages ?? DEFAULTS.mcpServer.maxBatchMessages;
   const routes = new Hono<AppEnv>();
@@ -153,7 +152,7 @@ export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
     }
     const logger: Logger = c.get('logger');
     const caller = callerOf(c.req.header(MCP_SESSION_HEADER));
-    const shared: AgentMcpServerOptions = { ...options, tools, running, logger };
+    const shared: AgentMcpServerOptions = { ...options, tools: toolsNow(), running, logger };
     const server = createAgentMcpServer(shared, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
