@@ -18,6 +18,7 @@ import type { ReplyExtractor } from './reply-extractor';
 import { toReplyError } from './reply-failure';
 import { freshProgress, runAgentLoop, type LoopOutcome, type LoopProgress } from './run-agent-loop';
 import { runEvaluators } from './run-evaluators';
+import { namedCalls } from './step-calls';
 
 /** What producing a model reply needs. */
 export interface ModelReplyContext {
@@ -145,6 +146,38 @@ export async function conclude(
   await finishReply(context, setup, agent, stream, userMessage, progress, outcome.last);
 }
 
+/**
+ * A last answer that names actions the loop did not run (none of that name is offered, or the reply reached its
+ * step bound and the model was asked to answer without them) is not dropped as "ignored": the reply says which
+ * were not run and why, after the model's text, and is stored as a reply. IGNORE and NONE still mean silence.
+ */
+function explainUnrunActions(
+  setup: LoopSetup,
+  stream: ReplyStream,
+  progress: LoopProgress,
+  last: ModelStepResult,
+): void {
+  const named = namedCalls(last.actions);
+  const silent = last.actions.some((name) => ['IGNORE', 'NONE'].includes(name.toUpperCase()));
+  if (named.length === 0 || silent) return;
+  const offered = (name: string) =>
+    setup.actions.some(
+      ({ toolName, action }) =>
+        toolName.toUpperCase() === name.toUpperCase() ||
+        action.name.toUpperCase() === name.toUpperCase(),
+    );
+  const reasons = named.map((name) =>
+    offered(name)
+      ? `${name} was not run: this reply reached its bound of ${setup.limits.maxSteps} steps`
+      : `${name} was not run: this agent has no action of that name`,
+  );
+  const note = `${progress.text.trim() === '' ? '' : '\n\n'}(${reasons.join('; ')})`;
+  stream.write({ type: 'text-delta', replyId: stream.replyId, delta: note, index: progress.index });
+  progress.index += 1;
+  progress.text += note;
+  last.actions = [...last.actions.filter((name) => !named.includes(name)), 'REPLY'];
+}
+
 /** Stores the reply the model ended with, and runs evaluators; or ends it empty when the model chose so. */
 async function finishReply(
   context: ModelReplyContext,
@@ -158,11 +191,13 @@ async function finishReply(
   const { store, logger, signal } = context;
   const { replyId, channelId } = stream;
   const { abilities, limits, message } = setup;
-  const { text, records, ran } = progress;
+  const { records, ran } = progress;
   const agentName = agent.character.name;
   // Cancelled while the last piece came: nothing of a cancelled reply is stored.
   signal.throwIfAborted();
   const { thought } = last;
+  explainUnrunActions(setup, stream, progress, last);
+  const { text } = progress;
   const replied = text.trim() !== '' && (records.length > 0 || last.actions.includes('REPLY'));
   const actionsTaken = [...ran, ...(replied ? ['REPLY'] : [])];
   if (!replied && records.length === 0) {

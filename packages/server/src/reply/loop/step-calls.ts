@@ -7,14 +7,31 @@ import { parseXmlParams } from './xml-params';
 /** Actions a model names in `<actions>` that are not calls. */
 const PROTOCOL_ACTIONS = new Set(['REPLY', 'NONE', 'IGNORE', 'CONTINUE']);
 
+/** The actions an answer names in `<actions>` that are calls (not REPLY, NONE, IGNORE or CONTINUE). */
+export function namedCalls(actions: readonly string[]): string[] {
+  return actions.filter((name) => !PROTOCOL_ACTIONS.has(name.toUpperCase()));
+}
+
+/**
+ * Whether an answer is an elizaOS response document as a whole (`<response>…`, maybe in a code fence): what a
+ * model trained on elizaOS's prompts answers even when tools are offered natively. Text that merely contains
+ * the protocol somewhere (a model repeating what it was told) is not one.
+ */
+function isResponseDocument(raw: string): boolean {
+  return /^\s*(?:```[a-z]*\s*)?<response>/i.test(raw);
+}
+
 /** An action as a model's native tool. */
 export function toModelTool({ toolName, action, input }: AgentAction): ModelTool {
   return { name: toolName, description: action.description ?? '', inputSchema: input.jsonSchema };
 }
 
 /**
- * The calls a step made: its native tool calls, or, for a model without them, the offered actions it named in
- * `<actions>` with their `<params>`. A name the agent does not offer is still a call (its result says so).
+ * The calls a step made: its native tool calls, or the offered actions it named in `<actions>` with their
+ * `<params>`: always for a model without native tools, and for one with them when its whole answer is an
+ * elizaOS `<response>` document (such a model never calls tools natively; dropping what it named would run
+ * nothing and say nothing). A name the agent does not offer is still a call (its result says so). Only the
+ * model's own answer is read: a user's message that fakes the protocol is quoted inside it, never its start.
  */
 export function callsOf(
   step: ModelStepResult,
@@ -22,8 +39,9 @@ export function callsOf(
   callsTools: boolean,
   index: number,
 ): ToolCallRequest[] {
-  if (callsTools || step.toolCalls.length > 0) return step.toolCalls;
-  const named = step.actions.filter((name) => !PROTOCOL_ACTIONS.has(name.toUpperCase()));
+  if (step.toolCalls.length > 0) return step.toolCalls;
+  if (callsTools && !isResponseDocument(step.raw)) return [];
+  const named = namedCalls(step.actions);
   if (named.length === 0) return [];
   const params = parseXmlParams(step.raw);
   return named.map((name, position) => {
