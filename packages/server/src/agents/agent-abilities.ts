@@ -1,5 +1,6 @@
 import type { Action, AgentRuntime, Evaluator, Provider } from '@parley/plugin-sdk';
 import { ConfigError } from '../errors/config-error';
+import { UnsafePatternError } from '../reply/tools/linear-ajv';
 import { toToolInput, type ToolInput } from '../reply/tools/tool-input';
 
 /** An action of one agent, with the runtime of the plugin that brought it and its checked input. */
@@ -55,8 +56,10 @@ export class AgentAbilities {
     try {
       input = toToolInput(action.parameters);
     } catch (error) {
+      // A pattern the linear-time engine refuses is named (the plugin's own schema: nothing secret in it).
+      const reason = error instanceof UnsafePatternError ? `: ${error.message}` : '';
       throw new ConfigError(
-        `plugin "${pluginName}": the parameters of action ${action.name} are not a valid schema`,
+        `plugin "${pluginName}": the parameters of action ${action.name} are not a valid schema${reason}`,
         { cause: error },
       );
     }

@@ -1,9 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { LinearJsonSchemaValidator } from '../../reply/tools/linear-ajv';
 import { classifyMcpFailure, describeMcpFailure } from './mcp-failure';
 import type { McpServerConfig } from './mcp-settings';
 import { createMcpTransport } from './mcp-transport';
+
+/** Checks tools' structured results against their `outputSchema`, shared by every connection. */
+const outputValidator = new LinearJsonSchemaValidator();
 
 /** Pages of `tools/list` read at most (a server that never stops paging is cut there). */
 const MAX_TOOL_PAGES = 20;
@@ -120,6 +124,8 @@ export class McpConnection {
       { name: 'parley', version: '1.0.0' },
       {
         capabilities: {},
+        // Tools' output schemas come from the server: their patterns run on a linear-time engine.
+        jsonSchemaValidator: outputValidator,
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 300, onChanged: () => void this.#refresh(link) },
         },

@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Action, AgentRuntime, HandlerCallback, HandlerOptions } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import { toToolName, type AgentAbilities } from '../../agents/agent-abilities';
+import { compileOnce, createLinearAjv, UnsafePatternError } from '../../reply/tools/linear-ajv';
 import { McpUnavailableError, type McpConnection } from './mcp-connection';
 import { describeMcpFailure } from './mcp-failure';
 import { needsApprovalUnder, type McpServerConfig } from './mcp-settings';
@@ -74,6 +75,7 @@ export class McpToolSet {
       if (existing) abilities.removeAction(existing.actionName);
       const actionName = existing?.actionName ?? this.#nameFor(tool.name, crowded);
       try {
+        checkOutputSchema(tool);
         abilities.addAction(
           this.#toAction(tool, actionName),
           this.#options.runtime,
@@ -83,9 +85,15 @@ export class McpToolSet {
         this.#names.set(tool.name, actionName);
       } catch (error) {
         this.#registered.delete(tool.name);
+        const cause = error instanceof Error ? error.cause : undefined;
+        const unsafe = [error, cause].find((item) => item instanceof UnsafePatternError);
         logger.warn(
-          { server: config.serverName, tool: tool.name, err: error },
-          'an MCP tool cannot be offered (its input schema does not compile); it is left out',
+          {
+            server: config.serverName,
+            tool: tool.name,
+            reason: unsafe instanceof Error ? unsafe.message : 'its schema does not compile',
+          },
+          'an MCP tool cannot be offered (its input or output schema does not compile); it is left out',
         );
       }
     }
@@ -168,4 +176,12 @@ export function pluginName(config: McpServerConfig): string {
 function inputSchemaOf(tool: Tool): Record<string, unknown> {
   const { $schema: _ignored, ...schema } = tool.inputSchema as Record<string, unknown>;
   return schema;
+}
+
+/** Compiles output schemas once to see that they can be checked (a pattern RE2 refuses throws). */
+const outputAjv = createLinearAjv({ validateSchema: false });
+
+/** Throws when the tool's `outputSchema` cannot be checked in linear time: such a tool is not offered. */
+function checkOutputSchema(tool: Tool): void {
+  if (tool.outputSchema !== undefined) compileOnce(outputAjv, tool.outputSchema);
 }

@@ -1,9 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
 import { SERVER_PACKAGE_VERSION } from '../../api-docs/package-version';
 import type { MessagingService } from '../../messaging/messaging-service';
+import { LinearJsonSchemaValidator } from '../../reply/tools/linear-ajv';
 import { type AgentTool, agentToolInputSchema, agentToolOutputSchema } from './agent-tools';
 import { callAgent, type CallAgentContext } from './call-agent';
 import type { McpCaller, RunningCalls } from './mcp-callers';
@@ -22,9 +22,10 @@ export interface AgentMcpServerOptions {
 
 /**
  * The JSON Schema validator every request's server shares: the SDK builds a new Ajv per server otherwise, which
- * was most of the cost of a request (it only checks elicitation answers, which these servers never ask for).
+ * was most of the cost of a request (it only checks elicitation answers, which these servers never ask for). Like
+ * every Ajv the server runs, its patterns run on a linear-time engine.
  */
-let sharedValidator: AjvJsonSchemaValidator | undefined;
+let sharedValidator: LinearJsonSchemaValidator | undefined;
 
 /** What the server tells a client at `initialize`. */
 const INSTRUCTIONS =
@@ -42,7 +43,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, caller: Mcp
     { name: 'parley', title: 'Parley', version: SERVER_PACKAGE_VERSION },
     {
       instructions: INSTRUCTIONS,
-      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
+      jsonSchemaValidator: (sharedValidator ??= new LinearJsonSchemaValidator()),
     },
   );
   const context: CallAgentContext = {

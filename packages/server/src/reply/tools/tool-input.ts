@@ -1,6 +1,7 @@
 import type { ActionParameter, ActionParameters, ParameterSchema } from '@parley/plugin-sdk';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { toJSONSchema, type ZodType } from 'zod';
+import { compileOnce, createLinearAjv } from './linear-ajv';
 
 /** An action's input, as offered to the model and checked before its handler runs. */
 export interface ToolInput {
@@ -20,7 +21,9 @@ const NO_INPUT: ToolInput = {
 
 // One compiler for every action: JSON Schema as models and plugins write it (draft 7 and 2019-style keywords
 // models emit, unknown formats tolerated). `coerceTypes` lets the XML protocol's string values ("4") fit numbers.
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true });
+// Schemas come from MCP servers and plugins: their patterns run on a linear-time engine (a pattern it cannot
+// run makes the schema fail to compile, and the tool is refused where it is loaded).
+const ajv = createLinearAjv({ allErrors: true, coerceTypes: true, useDefaults: true });
 
 /**
  * The input of an action with `parameters` in any of the three forms a plugin may use: a JSON Schema object, a
@@ -55,7 +58,7 @@ function fromParameterList(list: readonly ActionParameter[]): Record<string, unk
 
 function fromJsonSchema(schema: Record<string, unknown>): ToolInput {
   const jsonSchema = schema.type === undefined ? { type: 'object', ...schema } : schema;
-  const validate: ValidateFunction = ajv.compile(jsonSchema);
+  const validate: ValidateFunction = compileOnce(ajv, jsonSchema);
   return {
     jsonSchema,
     check(value) {
