@@ -8,6 +8,7 @@ import { parseDcapQvlCollateral } from './collateral/parse-collateral';
 import type { TdxCollateral } from './collateral/collateral';
 import { z } from 'zod';
 import { EXIT, jsonReport, textReport } from './cli-report';
+import { RECEIPT_USAGE, runVerifyReceipt } from './cli-receipt';
 import { TCB_STATUSES, type TcbStatus } from './collateral/tcb-evaluation';
 import type { VerifyQuoteOptions } from './quote/quote-verification';
 import { verifyQuote } from './quote/verify-quote';
@@ -50,6 +51,20 @@ export function quoteBytesOf(content: Buffer): Uint8Array {
   return content;
 }
 
+/** The registration quote a receipt file carries (for `--pccs`), or undefined. */
+function receiptQuoteOf(text: string): Uint8Array | undefined {
+  try {
+    const json = JSON.parse(text) as {
+      attestation?: { attestation?: unknown };
+      data?: { attestation?: { attestation?: unknown } };
+    };
+    const quote = json.attestation?.attestation ?? json.data?.attestation?.attestation;
+    return typeof quote === 'string' ? quoteBytesOf(Buffer.from(quote)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An ISO 8601 date (`2025-07-01`) or date-time with its zone (`2025-07-01T00:00:00Z`), calendar-checked. */
 const ISO_DATE = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
@@ -87,6 +102,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'allow-no-collateral': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean' },
+        chain: { type: 'boolean' },
+        mrtd: { type: 'string' },
+        'compose-hash': { type: 'string' },
+        'app-id': { type: 'string' },
       },
     });
   } catch (error) {
@@ -94,9 +113,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  if (values.help || positionals[0] !== 'verify' || positionals.length !== 2) {
-    io.err(USAGE);
+  const command = positionals[0];
+  if (
+    values.help ||
+    (command !== 'verify' && command !== 'verify-receipt') ||
+    positionals.length !== 2
+  ) {
+    io.err(command === 'verify-receipt' ? RECEIPT_USAGE : `${USAGE}\n\n${RECEIPT_USAGE}`);
     return values.help ? 0 : EXIT.usage;
+  }
+  if (
+    command === 'verify' &&
+    (values.chain || values.mrtd || values['compose-hash'] || values['app-id'])
+  ) {
+    io.err(
+      `--chain, --mrtd, --compose-hash and --app-id are options of verify-receipt\n\n${USAGE}`,
+    );
+    return EXIT.usage;
   }
   const usage = (problem: string) => {
     io.err(problem);
@@ -106,14 +139,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (typeof accepted === 'string') return usage(accepted);
   const now = nowOf(values.now);
   if (typeof now === 'string') return usage(now);
-  let quote: Uint8Array;
+  let quote: Uint8Array | undefined;
+  let receiptText: string | undefined;
   let collateral: TdxCollateral | undefined;
   try {
-    quote = quoteBytesOf(await io.readFile(positionals[1]!));
+    const file = await io.readFile(positionals[1]!);
+    if (command === 'verify') quote = quoteBytesOf(file);
+    else receiptText = file.toString('utf8');
     if (values.collateral) {
       collateral = parseDcapQvlCollateral((await io.readFile(values.collateral)).toString('utf8'));
     } else if (values.pccs) {
-      collateral = await fetchCollateralForQuote(quote, {
+      const forQuote = quote ?? receiptQuoteOf(receiptText!);
+      if (!forQuote) return usage('--pccs needs a receipt file that carries the agent attestation');
+      collateral = await fetchCollateralForQuote(forQuote, {
         baseUrl: values.pccs,
         ...(io.fetch && { fetch: io.fetch }),
       });
@@ -129,7 +167,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     ...(values['allow-simulator'] && { allowSimulator: true }),
     ...(values['allow-expired-collateral'] && { allowExpiredCollateral: true }),
   };
-  const result = verifyQuote(quote, options);
+  if (receiptText !== undefined) {
+    const report = runVerifyReceipt(receiptText, values, options);
+    if (typeof report === 'string') return usage(report);
+    for (const line of report.lines) io.out(line);
+    return report.code;
+  }
+  const result = verifyQuote(quote!, options);
   const report = (values.json ? jsonReport : textReport)(
     result,
     values['allow-no-collateral'] === true,
