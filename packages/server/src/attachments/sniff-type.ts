@@ -1,8 +1,13 @@
+import { constants, gunzipSync } from 'node:zlib';
+
 /**
  * What an uploaded file is, from its first bytes, not from what the client claims: a short allow-list of
  * formats recognised by their signatures (images, PDF, archives), and text (UTF-8 without NUL bytes), whose
- * kind (JSON, Markdown, CSV…) is then taken from the claimed type or the file name. Anything else is refused.
- * No dependency does this here; the signatures are the formats' own (their specifications' magic numbers).
+ * kind (JSON, Markdown, CSV…) is then taken from the claimed type or the file name. Anything else is refused,
+ * and so is SVG in any form: text whose document is SVG (after a byte-order mark, white space, an XML prolog,
+ * comments or a doctype; `<svg>`, `<x:svg>`, or any root in SVG's namespace), and a gzip stream (`.svgz`) whose
+ * start is such a document. No dependency does this here; the signatures are the formats' own (their
+ * specifications' magic numbers).
  */
 
 /** Binary formats accepted, by signature. SVG is not among them: it is a script-capable document. */
@@ -55,7 +60,8 @@ export function isText(bytes: Uint8Array): boolean {
 }
 
 /**
- * The content type a file is stored and served as, or undefined when it is not on the allow-list. A text file
+ * The content type a file is stored and served as, or undefined when it is not on the allow-list (SVG never
+ * is: see {@link isSvg}). A text file
  * is `text/plain` unless its claimed type or its extension names one of the text types above (a `text/html`
  * file is still served as an attachment, never shown in the page's origin).
  */
@@ -64,6 +70,8 @@ export function sniffContentType(
   claimedType: string,
   name: string,
 ): string | undefined {
+  // SVG is a script-capable document whatever it is called or however it is packed.
+  if (isSvg(bytes)) return undefined;
   const known = SIGNATURES.find((signature) => matches(bytes, signature.bytes));
   if (known) return known.type;
   if (!isText(bytes)) return undefined;
@@ -71,6 +79,106 @@ export function sniffContentType(
   if (CLAIMED_TEXT.has(claimed)) return claimed;
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
   return (extension && TEXT_TYPES[extension]) ?? 'text/plain';
+}
+
+/** What a text document is, from its first element: SVG, HTML, other markup (XML…), or plain text. */
+export type TextKind = 'svg' | 'html' | 'markup' | 'text';
+
+/** How much of a text is read to tell its kind. */
+const HEAD_CHARS = 64 * 1024;
+/** How many compressed bytes of a gzip stream are inflated to tell what it holds (at most ~1 MB out). */
+const GZIP_PEEK_BYTES = 1024;
+const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
+
+/**
+ * The kind of a text, from what a browser or an XML parser would take as its document: a byte-order mark, white
+ * space, processing instructions (`<?xml …?>`), comments and a doctype are skipped; then a first element named
+ * `svg` (any case, any prefix), or a doctype naming SVG, or a non-HTML root that declares SVG's namespace, is
+ * SVG; `html` is HTML; any other element is markup; anything else is text. Unterminated constructs are markup.
+ */
+export function textKind(text: string): TextKind {
+  const head = text.slice(0, HEAD_CHARS);
+  let at = head.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (at < head.length && /\s/.test(head[at]!)) at += 1;
+    if (head.startsWith('<?', at)) {
+      const end = head.indexOf('?>', at + 2);
+      if (end < 0) return 'markup';
+      at = end + 2;
+    } else if (head.startsWith('<!--', at)) {
+      const end = head.indexOf('-->', at + 4);
+      if (end < 0) return 'markup';
+      at = end + 3;
+    } else if (head.slice(at, at + 9).toLowerCase() === '<!doctype') {
+      const close = head.indexOf('>', at);
+      const open = head.indexOf('[', at);
+      // An internal subset (`[ … ]`) may hold `>` of its own.
+      const end = open >= 0 && (close < 0 || open < close) ? head.indexOf(']', open) : close;
+      if (end < 0) return 'markup';
+      const doctype = head.slice(at, end + 1).toLowerCase();
+      if (doctype.includes('svg')) return 'svg';
+      if (/^<!doctype\s+html\b/.test(doctype)) return 'html';
+      at = head.indexOf('>', end);
+      if (at < 0) return 'markup';
+      at += 1;
+    } else {
+      break;
+    }
+  }
+  if (head[at] !== '<') return 'text';
+  const name = /^<([A-Za-z_][\w.:-]*)/.exec(head.slice(at, at + 256))?.[1];
+  if (!name) return 'markup';
+  const local = name.slice(name.lastIndexOf(':') + 1).toLowerCase();
+  if (local === 'svg') return 'svg';
+  if (local === 'html') return 'html';
+  return head.includes(SVG_NAMESPACE) ? 'svg' : 'markup';
+}
+
+/** The start of a gzip stream, inflated (bounded), as text; undefined when it does not inflate. */
+function gzippedText(bytes: Uint8Array): string | undefined {
+  try {
+    // A truncated stream inflates as far as it goes (a sync flush, not an error).
+    const start = gunzipSync(bytes.subarray(0, GZIP_PEEK_BYTES), {
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
+    return new TextDecoder('utf-8').decode(start);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether bytes are SVG: SVG text, or a gzip stream that starts with it (`.svgz`). */
+export function isSvg(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    const inner = gzippedText(bytes);
+    return inner !== undefined && textKind(inner) === 'svg';
+  }
+  return isText(bytes) && textKind(new TextDecoder('utf-8').decode(bytes)) === 'svg';
+}
+
+/** The types a file from elsewhere (an MCP server's result) may be shown as: inert wherever it is shown. */
+export type InertType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'text/plain';
+const INERT_IMAGES = new Set<string>(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * What bytes are, when they are of an inert type: a PNG, JPEG, GIF or WebP image by its signature, or UTF-8
+ * text that is not markup (no SVG, HTML or XML) as `text/plain`; undefined for anything else, whatever it claims.
+ */
+export function sniffInertType(bytes: Uint8Array): InertType | undefined {
+  const known = SIGNATURES.find((signature) => matches(bytes, signature.bytes));
+  if (known) return INERT_IMAGES.has(known.type) ? (known.type as InertType) : undefined;
+  if (!isText(bytes)) return undefined;
+  return textKind(new TextDecoder('utf-8').decode(bytes)) === 'text' ? 'text/plain' : undefined;
+}
+
+/** What bytes are, in a few words for the model (never their content): `SVG`, `HTML`, `image/png`… */
+export function describeBytes(bytes: Uint8Array): string {
+  if (isSvg(bytes)) return 'SVG';
+  const known = SIGNATURES.find((signature) => matches(bytes, signature.bytes));
+  if (known) return known.type;
+  if (!isText(bytes)) return 'binary data';
+  const kind = textKind(new TextDecoder('utf-8').decode(bytes));
+  return kind === 'html' ? 'HTML' : kind === 'markup' ? 'markup (XML or HTML)' : 'text';
 }
 
 /** Whether a stored type is text the model may read inline (text/*, JSON). */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ParleyServer } from '../../create-server';
 import { createLogger } from '../../logger';
@@ -118,6 +119,61 @@ describe.each(kinds)('attachments on $name', ({ create, skip }) => {
       expect(binary.status).toBe(415);
     },
   );
+
+  it.skipIf(skip)('refuses SVG with 415 in every disguise', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
+    const prolog = '<?xml version="1.0" encoding="UTF-8" standalone="no"?>';
+    const doctype =
+      '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">';
+    const disguises: { bytes: Uint8Array | string; name: string; type: string }[] = [
+      { bytes: svg, name: 'x.svg', type: 'image/svg+xml' },
+      { bytes: `${prolog}\n${svg}`, name: 'notes.txt', type: 'text/plain' },
+      {
+        bytes: `\uFEFF  \n\t<!-- a comment -->\n${svg}`,
+        name: 'data.bin',
+        type: 'application/octet-stream',
+      },
+      { bytes: `${prolog}${doctype}<svg width="1"/>`, name: 'd.xml', type: 'text/xml' },
+      { bytes: `<!DOCTYPE svg [ <!ENTITY x "y"> ]>\n<svg/>`, name: 'e.txt', type: '' },
+      { bytes: '<SVG onload="alert(1)"></SVG>', name: 'upper.md', type: 'text/markdown' },
+      {
+        bytes: '<svg:svg xmlns:svg="http://www.w3.org/2000/svg"/>',
+        name: 'prefixed.txt',
+        type: 'text/plain',
+      },
+      {
+        bytes: '<root xmlns="http://www.w3.org/2000/svg"><circle r="1"/></root>',
+        name: 'ns.xml',
+        type: 'text/xml',
+      },
+      { bytes: gzipSync(Buffer.from(`${prolog}${svg}`)), name: 'x.svgz', type: 'image/svg+xml' },
+      {
+        bytes: gzipSync(Buffer.from(`\uFEFF<!-- c -->${svg}`)),
+        name: 'x.gz',
+        type: 'application/gzip',
+      },
+      // UTF-16 with its BOM: not UTF-8 text at all.
+      { bytes: Buffer.from(`\uFEFF${svg}`, 'utf16le'), name: 'wide.svg', type: 'text/plain' },
+    ];
+    for (const file of disguises) {
+      const response = await upload(channelId, form(file));
+      expect(response.status, file.name).toBe(415);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(body.error.message).toMatch(/SVG/);
+    }
+    // Text that only mentions SVG, and a gzip of plain text, are still accepted.
+    const prose = await uploaded(
+      channelId,
+      form({ bytes: 'Draw it with an <svg> element.', name: 'how.md', type: 'text/markdown' }),
+    );
+    expect(prose.contentType).toBe('text/markdown');
+    const packed = await uploaded(
+      channelId,
+      form({ bytes: gzipSync(Buffer.from('just text')), name: 'a.gz', type: '' }),
+    );
+    expect(packed.contentType).toBe('application/gzip');
+  });
 
   it.skipIf(skip)(
     'refuses a file over ATTACHMENT_MAX_BYTES with 413, declared or not',

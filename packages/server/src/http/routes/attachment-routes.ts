@@ -95,7 +95,7 @@ export function attachmentRoutes(
     if (!contentType) {
       throw new ParleyError(
         'UNSUPPORTED_MEDIA_TYPE',
-        'Only text files, JSON, PNG, JPEG, GIF, WebP, PDF, ZIP and gzip files are accepted',
+        'Only text files, JSON, PNG, JPEG, GIF, WebP, PDF, ZIP and gzip files are accepted (SVG is not, in any form)',
       );
     }
     const ref = await store.create({ id: randomUUID(), channelId, name, contentType, data });
