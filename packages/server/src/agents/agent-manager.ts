@@ -52,6 +52,7 @@ export class AgentManager {
   readonly #known = new Map<string, Known>();
   readonly #startedAt = new Date();
   #refreshing: Promise<void> | undefined;
+  #following: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(context: AgentManagerContext, options: AgentManagementOptions) {
@@ -75,27 +76,45 @@ export class AgentManager {
     return agentDetails(this.#facts(await this.#find(agentId)));
   }
 
-  /** Creates an agent from a character: BAD_REQUEST for a bad one, CONFLICT when its id is taken. */
+  /**
+   * Creates an agent from a character: BAD_REQUEST for a bad one, CONFLICT when its id is taken or the bound is
+   * reached. The bound is held by the database (see {@link ManagedAgentStore.insertWithin}), never by a count
+   * here then an insert. The answer is a success only once the agent is stored and loaded; one that cannot be
+   * loaded is removed again, so nothing is kept that no process serves.
+   */
   async create(json: unknown) {
     this.#allowed();
     const character = this.#check(json);
     const agentId = agentIdOf(character);
-    await this.refresh();
-    if (this.#context.profiles.find(agentId)) {
+    if (this.#configured.has(agentId) || this.#context.profiles.find(agentId)) {
       throw new ParleyError('CONFLICT', `An agent with id ${agentId} exists already`);
     }
-    const created = [...this.#known.keys()].filter((id) => !this.#configured.has(id)).length;
-    if (created >= this.#options.maxAgents) {
+    const outcome = await this.#context.store.insertWithin(
+      agentId,
+      { ...character, id: agentId },
+      this.#options.maxAgents,
+    );
+    if (outcome === 'taken') {
+      throw new ParleyError('CONFLICT', `An agent with id ${agentId} exists already`);
+    }
+    if (outcome === 'full') {
       throw new ParleyError(
         'CONFLICT',
         `At most ${this.#options.maxAgents} agents can be created; delete one first`,
       );
     }
-    const stored = { ...character, id: agentId };
-    if (!(await this.#context.store.insert(agentId, stored))) {
-      throw new ParleyError('CONFLICT', `An agent with id ${agentId} exists already`);
+    try {
+      await this.#fresh();
+      if (!this.#context.profiles.find(agentId)) {
+        throw new ParleyError('UNAVAILABLE', 'The agent was stored but could not be loaded');
+      }
+    } catch (error) {
+      await this.#context.store.delete(agentId).catch((cause: unknown) => {
+        this.#context.logger.warn({ agentId, err: cause }, 'could not remove an agent not loaded');
+      });
+      throw error;
     }
-    await this.#changed();
+    this.#context.notify?.();
     return this.details(agentId);
   }
 
@@ -151,6 +170,23 @@ export class AgentManager {
       this.#refreshing = undefined;
     });
     return this.#refreshing;
+  }
+
+  /**
+   * A refresh that starts after this call: one under way may have read the rows before the caller's write (or
+   * another process's), and sharing it would answer from before that write. Calls made while one waits share
+   * the one that follows.
+   */
+  #fresh(): Promise<void> {
+    const running = this.#refreshing;
+    if (!running) return this.refresh();
+    this.#following ??= running
+      .catch(() => undefined)
+      .then(() => {
+        this.#following = undefined;
+        return this.refresh();
+      });
+    return this.#following;
   }
 
   /**
@@ -222,7 +258,7 @@ export class AgentManager {
   }
 
   async #changed(): Promise<void> {
-    await this.refresh();
+    await this.#fresh();
     this.#context.notify?.();
   }
 
@@ -230,7 +266,7 @@ export class AgentManager {
   async #find(agentId: string): Promise<AgentProfile> {
     const found = this.#context.profiles.find(agentId);
     if (found) return found;
-    await this.refresh();
+    await this.#fresh();
     const again = this.#context.profiles.find(agentId);
     if (!again) throw new ParleyError('NOT_FOUND', `Unknown agent ${agentId}`);
     return again;

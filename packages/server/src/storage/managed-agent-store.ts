@@ -43,6 +43,8 @@ export class ManagedAgentStore {
       const rows = await this.#db
         .selectFrom('managed_agents')
         .select(['id', 'version', 'created_at'])
+        // The state of configured agents first: a bound lowered below what is stored never hides a stop.
+        .orderBy(sql`character IS NULL`, 'desc')
         .orderBy('created_at')
         .orderBy('id')
         .limit(limit)
@@ -70,6 +72,45 @@ export class ManagedAgentStore {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       }));
+    });
+  }
+
+  /**
+   * Stores a new agent made at run time unless `max` are stored already: the count and the insert run in one
+   * transaction under a transaction-scoped advisory lock, so creates released together on any number of
+   * processes pass the bound one at a time and never past it. `full` when the bound is reached, `taken` when
+   * an agent with this id exists already.
+   */
+  insertWithin(
+    id: string,
+    character: Record<string, unknown>,
+    max: number,
+  ): Promise<'stored' | 'full' | 'taken'> {
+    return storageCall('store an agent', async () => {
+      const outcome = await this.#db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended('parley.managed_agents.bound', 0))`.execute(
+          trx,
+        );
+        const taken = await trx
+          .selectFrom('managed_agents')
+          .select('id')
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (taken) return 'taken' as const;
+        const { n } = await trx
+          .selectFrom('managed_agents')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('character', 'is not', null)
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= max) return 'full' as const;
+        await trx
+          .insertInto('managed_agents')
+          .values({ id, character: JSON.stringify(character), enabled: true })
+          .execute();
+        return 'stored' as const;
+      });
+      if (outcome === 'stored') await this.#sync();
+      return outcome;
     });
   }
 

@@ -28,7 +28,8 @@ export const CLAIM_WINDOW = 512;
  * go first (a delivery's place is its subscription's held count plus its rank among them), then the oldest.
  * `FOR UPDATE SKIP LOCKED` and the lease keep two processes from claiming one delivery; each process counts
  * only what it holds, so the bound is per process, as the dispatcher's other bounds. A delivery of a disabled
- * subscription is never claimed (whatever its status says).
+ * subscription that is still pending (written in a transaction that saw the subscription before it was
+ * disabled) is claimed like any other, and ended unsent by the check before each attempt.
  */
 export async function claimDueDeliveries(
   db: Kysely<DatabaseSchema>,
@@ -53,8 +54,6 @@ export async function claimDueDeliveries(
        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
          AND (d.claimed_until IS NULL OR d.claimed_until < now())
          AND d.subscription_id <> ALL (${full}::uuid[])
-         AND NOT EXISTS (SELECT 1 FROM webhook_subscriptions gone
-                         WHERE gone.id = d.subscription_id AND gone.disabled_at IS NOT NULL)
        ORDER BY d.next_attempt_at
        LIMIT ${CLAIM_WINDOW}),
      due AS (

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-unsafe-return --
    answers are read as the wire gives them; each test names the fields it checks. */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -96,7 +96,8 @@ describe.each(await databaseKinds())(
         receiver.gone();
         const subscription = await until(
           async () => (await api.call('GET', `/api/webhooks/${id}`)).body.data,
-          (data: { disabledAt: string | null }) => data.disabledAt !== null,
+          (data: { disabledAt: string | null; disabledReason: string | null }) =>
+            data.disabledAt !== null,
         );
         expect(subscription.disabledReason).toMatch(/410/);
         receiver.disabledSeen();

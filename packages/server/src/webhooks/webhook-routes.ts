@@ -43,19 +43,23 @@ export function webhookRoutes(
           : `${url.hostname} could not be resolved`;
       throw new ParleyError('BAD_REQUEST', `Invalid subscription: url ${reason}`);
     }
-    if ((await store.count()) >= options.maxSubscriptions) {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    // The bound is held by the database, in the insert's own transaction, not by a count before it.
+    const subscription = await store.create(
+      {
+        url: url.href,
+        events: body.events,
+        channelId: body.channelId ?? null,
+        secret,
+      },
+      options.maxSubscriptions,
+    );
+    if (!subscription) {
       throw new ParleyError(
         'CONFLICT',
         `At most ${options.maxSubscriptions} webhook subscriptions; delete one first`,
       );
     }
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    const subscription = await store.create({
-      url: url.href,
-      events: body.events,
-      channelId: body.channelId ?? null,
-      secret,
-    });
     // The only answer that carries the secret.
     return c.json(success({ ...subscription, secret }), 201);
   });

@@ -71,27 +71,46 @@ export class WebhookStore {
     private readonly sync: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
-  async create(input: {
-    url: string;
-    events: readonly string[];
-    channelId: string | null;
-    secret: string;
-  }): Promise<WebhookSubscription> {
+  /**
+   * Stores a subscription unless `max` exist already (undefined when full): the count and the insert run in
+   * one transaction under a transaction-scoped advisory lock, so creates released together on any number of
+   * processes never pass the bound.
+   */
+  async create(
+    input: {
+      url: string;
+      events: readonly string[];
+      channelId: string | null;
+      secret: string;
+    },
+    max = Number.POSITIVE_INFINITY,
+  ): Promise<WebhookSubscription | undefined> {
     const row = await storageCall('webhook subscription', () =>
-      this.db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id: randomUUID(),
-          url: input.url,
-          events: JSON.stringify(input.events),
-          channel_id: input.channelId,
-          secret: input.secret,
-          disabled_at: null,
-          disabled_reason: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
+      this.db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended('parley.webhook_subscriptions.bound', 0))`.execute(
+          trx,
+        );
+        const { n } = await trx
+          .selectFrom('webhook_subscriptions')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= max) return undefined;
+        return trx
+          .insertInto('webhook_subscriptions')
+          .values({
+            id: randomUUID(),
+            url: input.url,
+            events: JSON.stringify(input.events),
+            channel_id: input.channelId,
+            secret: input.secret,
+            disabled_at: null,
+            disabled_reason: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }),
     );
+    if (!row) return undefined;
     await this.sync();
     return toSubscription(row);
   }
@@ -165,7 +184,7 @@ export class WebhookStore {
   /**
    * Whether a claimed delivery may still be sent, asked just before each attempt: false when it is no longer
    * pending and held by this worker (another delivery's `410 Gone` ended it) or its subscription was disabled or
-   * deleted since the claim. A delivery it refuses is let go without an attempt.
+   * deleted since the claim. A delivery it refuses is let go without an attempt, dead if it was still pending.
    */
   async stillWanted(delivery: ClaimedDelivery, worker: string): Promise<boolean> {
     const { rows } = await sql<{ id: string }>`SELECT d.id FROM webhook_deliveries d
@@ -173,8 +192,10 @@ export class WebhookStore {
         WHERE d.id = ${delivery.id} AND d.status = 'pending' AND d.claimed_by = ${worker}
           AND s.disabled_at IS NULL`.execute(this.db);
     if (rows.length > 0) return true;
-    await sql`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL
-              WHERE id = ${delivery.id} AND claimed_by = ${worker}`.execute(this.db);
+    await sql`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL, status = 'dead'
+              WHERE id = ${delivery.id} AND claimed_by = ${worker}
+                AND status IN ('pending', 'dead')`.execute(this.db);
+    await this.sync();
     return false;
   }
 
