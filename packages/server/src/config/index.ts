@@ -12,6 +12,7 @@ export { describeGuards } from '../guards/guard-settings';
 export * from './parse-settings';
 export * from './settings-schema';
 export * from './model-settings';
+export * from './elizaos-plugins';
 export * from '../models/model-from-env';
 export * from './tee-settings';
 export { TEE_OFF } from '../tee/tee-config';

@@ -12,6 +12,7 @@ import { toGuardOptions } from '../guards/guard-settings';
 import { ConfigError } from '../errors/config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
 import { loadCharacterFile } from '../agents/character';
+import { adaptElizaosCharacters } from './elizaos-plugins';
 import { parseSettings } from './parse-settings';
 import { settingsSchema, type Settings } from './settings-schema';
 
@@ -49,6 +50,8 @@ export interface ParleyConfig {
   settings: Settings;
   /** Things worth telling the operator that do not stop start-up (a mistyped setting name…). */
   warnings: string[];
+  /** What start-up says at info level: each elizaOS plugin a character lists that Parley replaces or maps. */
+  notes: string[];
   /** The environment the config was read from (`.env` merged under the process environment). */
   env: Record<string, string | undefined>;
 }
@@ -103,15 +106,25 @@ export async function loadConfig(input: {
   const dotEnv = await readDotEnv(resolve(cwd, '.env'));
   const env = { ...dotEnv, ...input.env };
   const settings = parseSettings(settingsSchema, env);
-  const characters: Character[] = [];
+  const files: Character[] = [];
   for (const path of characterPaths(input.argv ?? [], settings.CHARACTERS)) {
-    characters.push(await loadCharacterFile(resolve(cwd, path)));
+    files.push(await loadCharacterFile(resolve(cwd, path)));
   }
+  // elizaOS characters as people have them: their infrastructure and model-provider plugins are Parley's own.
+  const elizaos = adaptElizaosCharacters(files, env, {
+    timeoutMs: settings.MODEL_TIMEOUT_MS,
+    callsTools: settings.MODEL_TOOLS,
+    includeUsage: settings.MODEL_INCLUDE_USAGE,
+  });
+  const characters = elizaos.characters;
   // Only names an operator wrote for Parley are checked: the .env file, and the process environment's names
   // that are not the shell's own (those the schema does not know and that look like ours).
-  const warnings = findMistypedSettings(Object.keys(env)).map(
-    ({ name, suggestion }) => `${name} is not a Parley setting; did you mean ${suggestion}?`,
-  );
+  const warnings = [
+    ...findMistypedSettings(Object.keys(env)).map(
+      ({ name, suggestion }) => `${name} is not a Parley setting; did you mean ${suggestion}?`,
+    ),
+    ...elizaos.warnings,
+  ];
   return {
     port: settings.PORT,
     host: settings.HOST,
@@ -129,10 +142,11 @@ export async function loadConfig(input: {
     uploadLimit: settings.UPLOAD_LIMIT,
     characters,
     plugins: settings.PLUGINS,
-    model: toModelSettings(settings),
+    model: elizaos.model ?? toModelSettings(settings),
     tee: toTeeConfig(settings),
     settings,
     warnings,
+    notes: elizaos.notes,
     env,
   };
 }
