@@ -1,28 +1,37 @@
-import type { AgentRuntime, RouteRequest } from '@parley/plugin-sdk';
-import { recordResponse } from '@parley/plugin-sdk/testing';
-import { describe, expect, it } from 'vitest';
-import plugin, { helloRoute } from './index.js';
+import { startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import plugin from './index.js';
 
-const runtime = {
-  agentId: '955e388d-c317-59d3-82ac-e14d75bd8f41',
-  character: { name: 'Ada' },
-  getSetting: () => undefined,
-} as unknown as AgentRuntime;
+// The SDK's harness: a live Parley server (in memory) with this plugin and one agent, Ada.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(plugin, {
+    characters: [{ name: 'Ada', settings: { HELLO_GREETING: 'Good morning' } }],
+  });
+});
+afterAll(() => server?.stop());
 
 describe('PLUGIN_NAME', () => {
-  it('declares its route', () => {
-    expect(plugin.routes?.map((route) => `${route.type} ${route.path}`)).toEqual([
-      'GET /PLUGIN_NAME/hello',
-    ]);
+  it('SAY_HELLO greets with the agent setting, as the model would call it', async () => {
+    const { output } = await server.callAction('SAY_HELLO', { name: 'Grace' });
+    expect(output).toMatchObject({
+      text: 'Good morning, Grace! (Ada, through PLUGIN_NAME)',
+      values: { greeted: 'Grace' },
+    });
   });
 
-  it('says hello as the agent', async () => {
-    const { response, written } = recordResponse();
-    await helloRoute.handler!(
-      { headers: {}, query: {} } as unknown as RouteRequest,
-      response,
-      runtime,
+  it('SAY_HELLO fills in its default, and a bad argument is an error the model is told', async () => {
+    expect((await server.callAction('SAY_HELLO', {})).output?.text).toContain(
+      'Good morning, world!',
     );
-    expect(written).toMatchObject({ body: { success: true, message: 'Hello from Ada' } });
+    expect((await server.callAction('SAY_HELLO', { name: '' })).error).toMatch(
+      /^Invalid arguments/,
+    );
+  });
+
+  it('GET /PLUGIN_NAME/hello answers as the agent', async () => {
+    const response = await fetch(`${server.url}/PLUGIN_NAME/hello`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ success: true, message: 'Hello from Ada' });
   });
 });
