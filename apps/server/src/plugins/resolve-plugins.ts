@@ -1,12 +1,13 @@
 import type { Plugin } from '@parley/plugin-sdk';
 import { ConfigError } from '@parley/server';
-import { EXAMPLE_PLUGINS } from './example-plugins';
+import { DEFAULT_EXAMPLE_PLUGINS, EXAMPLE_PLUGINS } from './example-plugins';
 import { loadPluginModule } from './load-plugin-module';
 
 /**
  * The plugins the app loads, from the `PLUGINS` setting (comma-separated):
  *
- * - unset, empty or `examples`: every example plugin (the default);
+ * - unset or empty: every example plugin (the default), quiet about their settings unless a character names one;
+ * - `examples`: every example plugin, asked for (their warnings about unset settings are logged);
  * - `none`: no plugin;
  * - an example's name (`webhook`, `send-agent-message`, `github`, `upload`, `schedule`);
  * - a module: a path (`./my-plugin.js`, relative to `cwd`) or an installed package name.
@@ -20,7 +21,8 @@ export async function resolvePlugins(value: string | undefined, cwd: string): Pr
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
-  if (items.length === 0) return [...EXAMPLE_PLUGINS.values()];
+  // Nobody asked for the examples by name: they start quiet about their own settings.
+  if (items.length === 0) return [...DEFAULT_EXAMPLE_PLUGINS];
   if (items.includes('none')) {
     if (items.length > 1)
       throw new ConfigError('PLUGINS: "none" cannot be combined with other plugins');
