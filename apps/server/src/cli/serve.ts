@@ -27,6 +27,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     config = await loadConfig({ env: process.env, argv, cwd });
     const logger = createLogger(config.logLevel, { format: config.logFormat });
     for (const warning of config.warnings) logger.warn(warning);
+    // Each elizaOS plugin a character lists that Parley replaces or maps, once.
+    for (const note of config.notes) logger.info(note);
     const { options, pluginsFor } = await buildServerOptions(config, cwd);
     const metrics = createMetrics();
     // Traces only when OTEL_TRACES_EXPORTER asks for them: off, nothing is started.

@@ -116,9 +116,9 @@ describe('pluginsForAgents', () => {
   it('stops with the character, the entry and what was tried when an entry cannot be loaded', async () => {
     const loaded = await resolvePlugins('webhook', cwd);
     await expect(
-      pluginsForAgents(loaded, [{ name: 'Dee', plugins: ['@elizaos/plugin-sql'] }], cwd),
+      pluginsForAgents(loaded, [{ name: 'Dee', plugins: ['@elizaos/plugin-discord'] }], cwd),
     ).rejects.toThrow(
-      /^character Dee: plugin "@elizaos\/plugin-sql" was not found\. Tried: a plugin loaded by PLUGINS \(webhook\); an example plugin/,
+      /^character Dee: plugin "@elizaos\/plugin-discord" was not found\. Tried: a plugin loaded by PLUGINS \(webhook\); an example plugin.*\. Install it where the app runs \(`npm install @elizaos\/plugin-discord` in /,
     );
   });
 });

@@ -36,8 +36,12 @@ export async function loadPluginModule(
   if (!resolution.found) {
     const examples = [...EXAMPLE_PLUGINS.keys()].join(', ');
     const tried = [...alsoTried, `an example plugin (${examples})`, ...resolution.attempts];
+    // A package name gets the one command that installs it where the app resolves packages from.
+    const fix = isPathSpecifier(specifier)
+      ? 'Check the path (relative to the working directory)'
+      : `Install it where the app runs (\`npm install ${specifier}\` in ${cwd})`;
     throw new ConfigError(
-      `${where}: plugin "${specifier}" was not found. Tried: ${tried.join('; ')}. Install the package where the app runs, or give a path such as ./my-plugin.js`,
+      `${where}: plugin "${specifier}" was not found. Tried: ${tried.join('; ')}. ${fix}, or give a path such as ./my-plugin.js`,
     );
   }
   let module: Record<string, unknown>;
