@@ -78,6 +78,8 @@ import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
 import { SERVER_PACKAGE_VERSION } from './api-docs/package-version';
 import { capturesMessageContent, createReplyTelemetry, ensureContextManager } from './tracing';
+import { ReceiptService } from './receipts/receipt-service';
+import { receiptRoutes } from './receipts/receipt-routes';
 import type { TracerProvider } from '@opentelemetry/api';
 
 /** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
@@ -333,6 +335,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.
   const attachments = new AttachmentStore(database.db, () => database.sync());
+  // Receipts of stored replies, signed by the agents' TEE keys: built once the TEE service exists (below).
+  let receipts: ReceiptService | undefined;
   const messaging: MessagingService = new MessagingService({
     store,
     agents: profiles,
@@ -343,6 +347,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       roomDelivery(broadcaster),
       ...(options.metrics ? [observingReplies(options.metrics)] : []),
       webhooks.failedReplies,
+      (stream) => receipts?.consumer(stream),
     ],
     idempotency: idempotencyStore,
     limits: options.replyLimits,
@@ -413,6 +418,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     store: createDatabaseTeeAgentStore(database.db),
   });
+  receipts = new ReceiptService({ db: database.db, sync: () => database.sync(), tee, logger });
+  const replyReceipts = receipts;
 
   serveSocketProtocol(
     io,
@@ -463,8 +470,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       messaging.interruptHere(channelId) + (peers ? await peers.interrupt(channelId) : 0),
     isAgent: (agentId) => profiles.find(agentId) !== undefined,
     logger,
+    onRemoved: (removal) => replyReceipts.recordRemoval(removal),
   });
   app.route('/', channelRoutes(channels, store));
+  app.route('/', receiptRoutes(replyReceipts));
   app.route(
     '/',
     attachmentRoutes(attachments, {
@@ -564,6 +573,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agentManager.stop();
       await Promise.all(agents.list().map((agent) => agent.stopServices()));
       await mcpClients.close();
+      await replyReceipts.settled();
       await tee.close();
       await scheduler.stop();
       await messaging.pausedReplies?.stop();

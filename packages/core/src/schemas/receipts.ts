@@ -112,6 +112,15 @@ export const receiptPageSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/** Query of `GET /api/messaging/channels/{id}/receipts`: the cursor (`nextCursor` of the last page) and a size. */
+export const receiptPageQuerySchema = z.strictObject({
+  after: z
+    .string()
+    .regex(/^[1-9][0-9]{0,17}$/, 'a cursor from nextCursor')
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
 /** @see receiptToolCallSchema */
 export type ReceiptToolCall = z.infer<typeof receiptToolCallSchema>;
 /** @see receiptApprovalSchema */

@@ -25,7 +25,20 @@ export interface ChannelServiceOptions {
   /** Whether an agent with this id is served. */
   isAgent: (agentId: string) => boolean;
   logger: Logger;
+  /**
+   * Told after messages were removed (a channel deleted, its history cleared, a message deleted), so the chains
+   * of receipts get their tombstones. Must not reject.
+   */
+  onRemoved?: (removal: {
+    channelId: string;
+    reason: 'message-deleted' | 'history-cleared' | 'channel-deleted';
+    messageId?: string;
+    removedBy: string | null;
+  }) => Promise<void>;
 }
+
+/** Who removes messages through the API: the holder of the server's API key (Parley knows no other identity). */
+const REMOVED_BY_API = 'api';
 
 type CreateInput = z.output<typeof createChannelRequestSchema>;
 type UpdateInput = z.output<typeof updateChannelRequestSchema>;
@@ -128,6 +141,11 @@ export class ChannelService {
     this.#options.events.forget(channelId);
     // Messages a process stored before it forgot the channel.
     messages += await this.channels.deleteMessages(channelId, 10);
+    await this.#options.onRemoved?.({
+      channelId,
+      reason: 'channel-deleted',
+      removedBy: REMOVED_BY_API,
+    });
     this.#options.events.toEveryone('channelDeleted', { channelId });
     this.#options.logger.info({ channelId, messages, interrupted }, 'channel deleted');
     return { success: true, deleted: true, messages };
@@ -138,6 +156,11 @@ export class ChannelService {
     await this.channels.require(channelId);
     const deleted = await this.channels.deleteMessages(channelId);
     await this.channels.clearActivity(channelId);
+    await this.#options.onRemoved?.({
+      channelId,
+      reason: 'history-cleared',
+      removedBy: REMOVED_BY_API,
+    });
     this.#options.events.forget(channelId);
     this.#options.events.toRoom(channelId, 'channelCleared', { channelId });
     return { success: true, deleted };
@@ -152,6 +175,12 @@ export class ChannelService {
     if (!(await this.channels.deleteMessage(channelId, messageId))) {
       throw new ParleyError('NOT_FOUND', `No message ${messageId} in channel ${channelId}`);
     }
+    await this.#options.onRemoved?.({
+      channelId,
+      reason: 'message-deleted',
+      messageId,
+      removedBy: REMOVED_BY_API,
+    });
     this.#options.events.forget(channelId);
     this.#options.events.toRoom(channelId, 'messageDeleted', { channelId, messageId });
     return { success: true, deleted: true };

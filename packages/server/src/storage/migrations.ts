@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely
 import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
+import { createReceiptTables } from '../receipts/receipt-tables';
 import {
   carryTraceContextToDeliveries,
   createWebhookTables,
@@ -252,6 +253,13 @@ const migrations: Record<string, Migration> = {
     // Each message keeps the trace context of what stored it, and the trigger hands it to its deliveries.
     async up(db: Kysely<unknown>) {
       await carryTraceContextToDeliveries(db);
+    },
+  },
+  '0022_receipts': {
+    // Signed receipts of replies and tombstones of deleted ones, chained per agent and channel, and the agent
+    // registrations that vouch for their keys (see receipts/receipt-tables.ts).
+    async up(db: Kysely<unknown>) {
+      await createReceiptTables(db);
     },
   },
 };

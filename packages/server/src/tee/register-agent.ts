@@ -13,6 +13,8 @@ export interface RegisterAgentContext {
   clock: () => number;
   /** Whether quotes under the simulator root are this TEE's own (every mode but PRODUCTION). */
   simulatorQuotes?: boolean;
+  /** Where each agent's private key (hex) is kept in memory for signing receipts; never stored or logged. */
+  keys?: Map<string, string>;
 }
 
 /**
@@ -66,7 +68,8 @@ export async function registerAgent(
     path: keyPathOf(salt, agent.agentId),
     purpose: 'parley-agent',
   });
-  const { publicKey } = toEcdsaAccount(derived);
+  const { publicKey, privateKey } = toEcdsaAccount(derived);
+  context.keys?.set(agent.agentId, privateKey);
   const id = registrationIdOf(agent.agentId, publicKey);
   const stored = await store.get(agent.agentId);
   const sameKey = stored?.publicKey === publicKey && stored.id === id;

@@ -4,7 +4,8 @@ import {
   type TeeAgentsResponse,
   type TeeStatusResponse,
 } from '@parley/core';
-import { agentsReportData } from '@parley/tee';
+import type { Receipt, ReceiptBody } from '@parley/core';
+import { agentsReportData, signReceipt } from '@parley/tee';
 import type { Logger } from 'pino';
 import { createDstackClient } from './dstack/create-dstack-client';
 import type { DstackGuest } from './dstack/dstack-guest';
@@ -38,6 +39,16 @@ export interface TeeServiceOptions {
   probeTimeoutMs?: number;
 }
 
+/** An agent's attested key, able to sign receipts; the key itself never leaves the TEE service. */
+export interface AgentSigner {
+  /** The agent's registration: its quote binds `publicKey`. */
+  registration: TeeAgent;
+  /** True unless the TEE is PRODUCTION: the key lives in a simulator and proves nothing about hardware. */
+  simulator: boolean;
+  /** Signs a receipt body with the agent's key. */
+  sign(body: ReceiptBody): Receipt;
+}
+
 /** The TEE side of the server: agent registration, status and the attested agent list. Framework-free. */
 export interface TeeService {
   readonly config: Readonly<Omit<TeeConfig, 'salt'>>;
@@ -54,6 +65,11 @@ export interface TeeService {
    * @throws ParleyError `BAD_REQUEST` for a nonce over 128 characters, `UNAVAILABLE` when the TEE is down.
    */
   listAgents(nonce?: string): Promise<TeeAgentsResponse>;
+  /**
+   * The signer of a registered agent (registering it first if it is pending); undefined when the TEE is OFF,
+   * closed, or the agent is not registered.
+   */
+  signer(agentId: string): Promise<AgentSigner | undefined>;
   /** Stops using the TEE; later calls answer `UNAVAILABLE`. */
   close(): Promise<void>;
 }
@@ -97,6 +113,7 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
       register: () => Promise.resolve([]),
       status: () => Promise.resolve({ status: 'disabled', tee_enabled: false, vendor }),
       listAgents: () => Promise.resolve({ agents: [], attestation: '' }),
+      signer: () => Promise.resolve(undefined),
       close: () => Promise.resolve(),
     };
   }
@@ -109,6 +126,7 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
     clock: options.clock ?? Date.now,
     // A stored simulator quote is never served by a production TEE: it is quoted afresh there.
     simulatorQuotes: config.mode !== 'PRODUCTION',
+    keys: new Map<string, string>(),
   };
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const serial = createSerialQueue();
@@ -229,8 +247,24 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
       });
     },
 
+    async signer(agentId) {
+      if (closed) return undefined;
+      if (!registered.has(agentId) && pending.has(agentId)) {
+        await serial(() => registerPending()).catch(() => undefined);
+      }
+      const registration = registered.get(agentId);
+      const key = context.keys.get(agentId);
+      if (!registration || !key) return undefined;
+      return {
+        registration,
+        simulator: config.mode !== 'PRODUCTION',
+        sign: (body) => signReceipt(body, key),
+      };
+    },
+
     async close() {
       closed = true;
+      context.keys.clear();
       // Lets an in-flight registration finish so no store write is cut in half.
       await serial(() => Promise.resolve());
     },
