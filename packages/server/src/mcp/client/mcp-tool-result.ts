@@ -1,5 +1,6 @@
 import type { ActionResult, HandlerCallback } from '@parley/plugin-sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { readBlob } from './mcp-result-blobs';
 import { redact } from '../../reply/tools/tool-output';
 
 /**
@@ -11,9 +12,10 @@ export const MAX_POSTED_ATTACHMENT_CHARS = 192 * 1024;
 /** Most attachments one result posts (a message holds at most 64). */
 const MAX_ATTACHMENTS = 16;
 
-/** An image, audio clip or binary resource of a tool's result, as a message attachment. */
+/** An image or binary resource of a tool's result, of an inert type, as a message attachment. */
 export interface ToolAttachment {
   filename: string;
+  /** What the bytes are (sniffed), never what the server declared. */
   mimeType: string;
   /** Bytes, decoded. */
   size: number;
@@ -35,10 +37,13 @@ type Block = CallToolResult['content'][number];
 
 /**
  * A tool's result as an action's: the text blocks (and embedded text resources) joined as the result's text;
- * images, audio and binary resources posted into the channel as the agent's message with attachments (each a
- * `data:` URL; beyond {@link MAX_POSTED_ATTACHMENT_CHARS} in all, or when posting fails, described only) and named in the
- * text, with `data.attachments` listing them (name, type, size) for clients; `isError` a failed result whose
- * text the model sees as the error. Without any text block, `structuredContent` is given as JSON.
+ * images, audio and binary resources whose bytes are inert (PNG, JPEG, GIF, WebP, plain text: sniffed, never the
+ * server's declared type, which may call an SVG a PNG) posted into the channel as the agent's message with
+ * attachments (each a `data:` URL of its sniffed type; beyond {@link MAX_POSTED_ATTACHMENT_CHARS} in all, or when
+ * posting fails, described only) and named in the text, with `data.attachments` listing them (name, type, size)
+ * for clients; any other blob (SVG, HTML, audio, unknown bytes) only named to the model (`mcp-result-blobs.ts`);
+ * `isError` a failed result whose text the model sees as the error. Without any text block, `structuredContent`
+ * is given as JSON.
  */
 export async function toActionResult(
   result: CallToolResult,
@@ -92,14 +97,18 @@ function readBlock(block: Block, texts: string[], files: Omit<ToolAttachment, 'f
       return;
     case 'image':
     case 'audio':
-      files.push(toFile(block.data, block.mimeType));
+      keepBlob(
+        readBlob(block.type === 'image' ? 'an image' : 'an audio clip', block.data, block.mimeType),
+        texts,
+        files,
+      );
       return;
     case 'resource': {
       const resource = block.resource;
       if ('text' in resource && typeof resource.text === 'string') {
         texts.push(`[resource ${resource.uri}]\n${resource.text}`);
       } else if ('blob' in resource && typeof resource.blob === 'string') {
-        files.push(toFile(resource.blob, resource.mimeType ?? 'application/octet-stream'));
+        keepBlob(readBlob('a resource', resource.blob, resource.mimeType), texts, files);
       }
       return;
     }
@@ -111,13 +120,14 @@ function readBlock(block: Block, texts: string[], files: Omit<ToolAttachment, 'f
   }
 }
 
-function toFile(base64: string, mimeType: string): Omit<ToolAttachment, 'filename'> {
-  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
-  return {
-    mimeType,
-    size: Math.max(0, Math.floor((base64.length * 3) / 4) - padding),
-    url: `data:${mimeType};base64,${base64}`,
-  };
+/** An inert blob becomes a file; any other is the line naming it. */
+function keepBlob(
+  read: ReturnType<typeof readBlob>,
+  texts: string[],
+  files: Omit<ToolAttachment, 'filename'>[],
+): void {
+  if ('blob' in read) files.push(read.blob);
+  else texts.push(read.omitted);
 }
 
 /** Posts the attachments that fit into the channel, as one message of the agent; those posted. */
@@ -147,6 +157,7 @@ async function post(
 function extensionOf(mimeType: string): string {
   const subtype = mimeType.split('/')[1]?.split(/[;+]/)[0]?.toLowerCase() ?? '';
   if (subtype === 'jpeg') return 'jpg';
+  if (subtype === 'plain') return 'txt';
   if (subtype === 'mpeg') return 'mp3';
   return /^[a-z0-9.-]{1,16}$/.test(subtype) ? subtype : 'bin';
 }
