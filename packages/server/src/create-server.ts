@@ -28,6 +28,7 @@ import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
 import { AgentManager, type AgentManagementOptions } from './agents/agent-manager';
+import { openaiRoutes } from './openai/openai-routes';
 import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
 import { messageServerRoutes } from './http/routes/message-server-routes';
@@ -512,6 +513,15 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agents: profiles,
       messaging,
       syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+    }),
+  );
+  app.route(
+    '/',
+    openaiRoutes({
+      agents: profiles,
+      messaging,
+      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     }),
   );
   let pluginEntries: readonly PluginRouteEntry[] = [];

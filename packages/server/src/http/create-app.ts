@@ -18,6 +18,7 @@ import { requestLog, type RequestLogOptions } from './request-log';
 import { isUploadRequest } from './upload-path';
 import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 import { httpTracing } from '../tracing/http-tracing';
+import { handleOpenAIError, isOpenAIPath } from '../openai/openai-errors';
 
 /** The path of the MCP endpoint: the agents served as tools over Streamable HTTP. */
 export const MCP_PATH = '/mcp';
@@ -82,9 +83,12 @@ export function isMcpPath(path: string): boolean {
   return path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
 }
 
-/** Whether a path belongs to a built-in endpoint (as opposed to a plugin route). */
+/** Whether a path belongs to a built-in endpoint (as opposed to a plugin route); `/v1` is the OpenAI face. */
 export function isBuiltInPath(path: string): boolean {
-  return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  return (
+    RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ||
+    isOpenAIPath(path)
+  );
 }
 
 /** Runs `middleware` on built-in endpoints only; plugin routes bring their own auth and limits. */
@@ -126,8 +130,10 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     app.use((c, next) => {
       const path = c.req.path;
       if (!isBuiltInPath(path)) return plugins(c, next);
-      // MCP tool calls are conversations too: they share the messaging budget.
-      if (path.startsWith('/api/messaging/') || isMcpPath(path)) return messaging(c, next);
+      // MCP tool calls and the OpenAI face's answers are conversations too: they share the messaging budget.
+      if (path.startsWith('/api/messaging/') || isMcpPath(path) || isOpenAIPath(path)) {
+        return messaging(c, next);
+      }
       // Health stays free for load balancers and probes: it touches nothing.
       return path === HEALTH_PATH ? next() : builtIn(c, next);
     });
@@ -140,13 +146,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     ),
   );
   const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
-  // MCP clients send tokens as `Authorization: Bearer`; `/mcp` takes the same token that way too.
+  // MCP and OpenAI clients send tokens as `Authorization: Bearer`; `/mcp` and `/v1` take the token that way too.
   const mcpAuth = options.authToken ? apiKeyAuth(options.authToken, { bearer: true }) : undefined;
   if (auth && mcpAuth) {
     app.use(
       onBuiltInPaths((c, next) => {
         if (isOpenPath(c.req.path)) return next();
-        return isMcpPath(c.req.path) ? mcpAuth(c, next) : auth(c, next);
+        const path = c.req.path;
+        return isMcpPath(path) || isOpenAIPath(path) ? mcpAuth(c, next) : auth(c, next);
       }),
     );
   }
@@ -157,9 +164,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     ),
   );
 
-  app.notFound((c) =>
-    c.json(failure('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), 404),
+  app.notFound((c) => {
+    const message = `No route for ${c.req.method} ${c.req.path}`;
+    if (isOpenAIPath(c.req.path))
+      return handleOpenAIError(new ParleyError('NOT_FOUND', message), c);
+    return c.json(failure('NOT_FOUND', message), 404);
+  });
+  // `/v1` answers every refusal in OpenAI's error shape, which its clients read.
+  app.onError((error, c) =>
+    isOpenAIPath(c.req.path) ? handleOpenAIError(error, c) : handleError(error, c),
   );
-  app.onError(handleError);
   return app;
 }

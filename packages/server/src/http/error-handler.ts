@@ -1,4 +1,4 @@
-import { isErrorCode } from '@parley/core';
+import { isErrorCode, type ParleyError } from '@parley/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { logError, toParleyError } from '../errors/to-parley-error';
@@ -33,6 +33,20 @@ export function isClientGone(error: unknown, c: Context<AppEnv>): boolean {
  * logged at debug, whatever the failure it caused.
  */
 export function handleError(error: unknown, c: Context<AppEnv>): Response {
+  const parleyError = logRequestError(error, c);
+  const code = isErrorCode(parleyError.code) ? parleyError.code : 'INTERNAL';
+  const status = parleyError.status as ContentfulStatusCode;
+  const response = c.json(failure(code, parleyError.message, parleyError.details), status);
+  // A database outage is temporary: tell well-behaved clients when to come back.
+  if (parleyError.code === 'UNAVAILABLE') response.headers.set('Retry-After', '1');
+  return response;
+}
+
+/**
+ * A request's failure as a `ParleyError`, logged once: with its cause when the server failed, at debug when the
+ * client went away. Every face's error answer (the envelope, OpenAI's shape) starts here.
+ */
+export function logRequestError(error: unknown, c: Context<AppEnv>): ParleyError {
   const parleyError = toParleyError(error);
   const context = { path: c.req.path, method: c.req.method };
   if (parleyError.status >= 500 && isClientGone(parleyError.cause ?? error, c)) {
@@ -40,10 +54,5 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   } else {
     logError(c.get('logger'), parleyError, context);
   }
-  const code = isErrorCode(parleyError.code) ? parleyError.code : 'INTERNAL';
-  const status = parleyError.status as ContentfulStatusCode;
-  const response = c.json(failure(code, parleyError.message, parleyError.details), status);
-  // A database outage is temporary: tell well-behaved clients when to come back.
-  if (parleyError.code === 'UNAVAILABLE') response.headers.set('Retry-After', '1');
-  return response;
+  return parleyError;
 }

@@ -20,6 +20,12 @@ export interface SseStream {
   close(): void;
 }
 
+/** An SSE stream that also writes unnamed events, as OpenAI's streams are. */
+export interface DataSseStream extends SseStream {
+  /** Writes one unnamed event: a `data:` line of `data` as JSON, or of the text as given (`[DONE]`). */
+  sendData(data: unknown): void;
+}
+
 /** How long a client waits before it reconnects after a dropped connection (the SSE `retry:` field), in ms. */
 export const SSE_RETRY_MS = 1000;
 
@@ -28,7 +34,7 @@ export const SSE_RETRY_MS = 1000;
  * comment every `keepAliveMs` so that idle proxies do not cut a slow reply. It opens with `retry:`, so that
  * a standard EventSource reconnects promptly, with `Last-Event-ID`, after a dropped connection.
  */
-export function createSseStream(keepAliveMs: number, status = 200): SseStream {
+export function createSseStream(keepAliveMs: number, status = 200): DataSseStream {
   const aborter = new AbortController();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
@@ -63,6 +69,9 @@ export function createSseStream(keepAliveMs: number, status = 200): SseStream {
     send(event, data, id) {
       const idLine = id === undefined ? '' : `id: ${id}\n`;
       write(`event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`);
+    },
+    sendData(data) {
+      write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     },
     close() {
       if (closed) return;

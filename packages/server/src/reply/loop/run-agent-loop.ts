@@ -102,6 +102,7 @@ export async function runAgentLoop(
         chunks.push(piece);
       });
     const last = await (context.telemetry ? context.telemetry.chat(agent, request, call) : call());
+    stream.addUsage(last.usage);
     // At most MAX_TOOL_CALLS_PER_REPLY calls in all: what a reply records and clients accept.
     const room = MAX_TOOL_CALLS_PER_REPLY - progress.records.length;
     const calls = offered.length > 0 ? callsOf(last, offered, model.callsTools, step) : [];

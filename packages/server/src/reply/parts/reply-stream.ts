@@ -38,6 +38,11 @@ export class ReplyStream {
    * parts it had before (see {@link ReplyStream.continuing}).
    */
   readonly liveFrom: number;
+  /**
+   * The tokens this run of the reply used, summed over its model steps as the model service reported them (a
+   * count stays undefined while no step reported it). Read by faces that answer with usage (`/v1`).
+   */
+  readonly usage: { inputTokens?: number; outputTokens?: number } = {};
   readonly #parts: ReplyPart[] = [];
   readonly #listeners = new Set<ReplyListener>();
   #end!: (part: ReplyFinalPart) => void;
@@ -82,6 +87,16 @@ export class ReplyStream {
     const stream = new ReplyStream(message.id, message.channel_id, message.in_reply_to, true);
     for (const part of storedReplyParts(message)) stream.write(part);
     return stream;
+  }
+
+  /** Adds one model step's reported tokens to {@link usage}. */
+  addUsage(step: { inputTokens?: number; outputTokens?: number } | undefined): void {
+    if (step?.inputTokens !== undefined) {
+      this.usage.inputTokens = (this.usage.inputTokens ?? 0) + step.inputTokens;
+    }
+    if (step?.outputTokens !== undefined) {
+      this.usage.outputTokens = (this.usage.outputTokens ?? 0) + step.outputTokens;
+    }
   }
 
   /** The last part, once the reply has ended. */
