@@ -1,5 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CancelledNotificationSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { SERVER_PACKAGE_VERSION } from '../../api-docs/package-version';
 import type { MessagingService } from '../../messaging/messaging-service';
@@ -77,6 +81,16 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, caller: Mcp
         }
       },
     );
+  }
+  // With every agent stopped there is no tool, and the SDK would not answer tools/list at all (Method not found):
+  // the server still has tools, none of them callable now.
+  if (options.tools.length === 0) {
+    server.server.registerCapabilities({ tools: {} });
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+    server.server.setRequestHandler(CallToolRequestSchema, (request) => ({
+      isError: true,
+      content: [{ type: 'text', text: `Tool ${request.params.name} not found` }],
+    }));
   }
   server.server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId } = notification.params;

@@ -102,6 +102,24 @@ describe('/mcp lists the live agents: created, stopped, started and deleted at r
     expect((await rest(test.url, 'POST', `/api/agents/${id}/start`)).status).toBe(200);
     expect(await toolNames(client)).toEqual(['Ada_Lovelace', 'Bob']);
   });
+
+  it('with every agent stopped, the listing is empty and a call is refused, not an error of the protocol', async () => {
+    const client = await connectMcp(test.url);
+    clients.push(client);
+    const { agents } = (await rest(test.url, 'GET', '/api/agents')).json.data as unknown as {
+      agents: { id: string }[];
+    };
+    for (const agent of agents) {
+      expect((await rest(test.url, 'POST', `/api/agents/${agent.id}/stop`)).status).toBe(200);
+    }
+    try {
+      expect(await toolNames(client)).toEqual([]);
+      expect((await callTool(client, 'Bob', 'anyone?')).isError).toBe(true);
+    } finally {
+      for (const agent of agents) await rest(test.url, 'POST', `/api/agents/${agent.id}/start`);
+    }
+    expect(await toolNames(client)).toEqual(['Ada_Lovelace', 'Bob']);
+  });
 });
 
 const reason = await postgresUnavailableReason();
