@@ -1,23 +1,75 @@
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import {
+  pino,
+  type DestinationStream,
+  type Logger,
+  type LevelWithSilent,
+  type LoggerOptions as PinoOptions,
+} from 'pino';
 import pretty from 'pino-pretty';
+import { redactText, redactValue } from './redaction/redact';
 import { logMixin } from './tracing/log-context';
 
-/** Paths whose values never reach a log line. */
-const REDACTED_PATHS = [
-  'headers["x-api-key"]',
-  'headers.authorization',
-  'headers.cookie',
-  '*.headers["x-api-key"]',
-  '*.headers.authorization',
-  'apiKey',
-  '*.apiKey',
-  'salt',
-  '*.salt',
-  'WALLET_SECRET_SALT',
-  '*.WALLET_SECRET_SALT',
-  'SERVER_AUTH_TOKEN',
-  '*.SERVER_AUTH_TOKEN',
-];
+/**
+ * Control characters a pretty line must not carry as they are: C0 (CR and LF forge a new line), DEL, C1, the
+ * Unicode line and paragraph separators, and ESC (ANSI sequences that recolour or rewrite the terminal).
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+function escapeControl(char: string): string {
+  if (char === '\n') return '\\n';
+  if (char === '\r') return '\\r';
+  if (char === '\t') return '\\t';
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** Text with every control character written as an escape (`\n`, `\u001b`): one entry stays one line. */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROL, escapeControl);
+}
+
+function escapeDeep(value: unknown): unknown {
+  if (typeof value === 'string') return escapeControlCharacters(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(escapeDeep);
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [escapeControlCharacters(key), escapeDeep(item)]),
+  );
+}
+
+/**
+ * What every log line goes through: its fields and message redacted as everything that leaves the server is
+ * (`redaction/redact.ts`: secret names, URL passwords, `Bearer …`, the server's and agents' secret values), and
+ * in pretty mode every control character escaped, so that a request path, header or error holding `%0a`, `%0d`
+ * or `%1b[31m` cannot forge a line or repaint the terminal. JSON lines escape control characters themselves.
+ */
+function cleaning(escape: boolean): Pick<PinoOptions, 'formatters' | 'hooks'> {
+  const clean = (value: unknown) => (escape ? escapeDeep(redactValue(value)) : redactValue(value));
+  return {
+    formatters: {
+      log: (object) => clean(object) as Record<string, unknown>,
+      bindings: (bindings) => clean(bindings) as Record<string, unknown>,
+    },
+    hooks: {
+      logMethod(args, method) {
+        // `logger.error(err)` and `logger.warn({ err })` take their message from the error: cleaned here too.
+        const first: unknown = args[0];
+        const error = first instanceof Error ? first : (first as { err?: unknown } | null)?.err;
+        if (typeof args[1] !== 'string' && error instanceof Error && args.length === 1) {
+          args = [first, error.message] as typeof args;
+        }
+        const cleaned = args.map((arg) => {
+          if (typeof arg !== 'string') return arg;
+          const text = redactText(arg);
+          return escape ? escapeControlCharacters(text) : text;
+        });
+        return method.apply(this, cleaned as Parameters<typeof method>);
+      },
+    },
+  };
+}
 
 /** Log levels an operator can set with `LOG_LEVEL`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -27,9 +79,9 @@ export type LogFormat = 'pretty' | 'json';
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
-  /** Default: `pretty` when stdout is a terminal, `json` otherwise. Ignored when `destination` is given. */
+  /** Default: `pretty` when stdout is a terminal, `json` otherwise (`json` when only `destination` is given). */
   format?: LogFormat;
-  /** Where JSON lines go instead of stdout (tests). */
+  /** Where lines go instead of stdout (tests). */
   destination?: DestinationStream;
 }
 
@@ -81,7 +133,8 @@ function stdoutDestination() {
 }
 
 /**
- * Creates the server's structured logger. Secrets under the known paths are redacted.
+ * Creates the server's structured logger. Every line is redacted (see {@link cleaning}); pretty lines have their
+ * control characters escaped.
  *
  * @param level `LOG_LEVEL` (default `info`).
  * @param options a destination stream for JSON lines, or the format to use on stdout.
@@ -94,23 +147,21 @@ export function createLogger(
 ): Logger {
   const { format, destination } =
     options && 'write' in options ? { format: undefined, destination: options } : (options ?? {});
-  const settings = {
+  const chosen = format ?? (destination || !process.stdout.isTTY ? 'json' : 'pretty');
+  const settings: PinoOptions = {
     level,
     base: { service: 'parley' },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // A line written for a request or socket event names it (`requestId`, `socketId`), and one written while a
     // span is active its trace (`trace_id`, `span_id`; none with tracing off).
     mixin: logMixin,
+    ...cleaning(chosen === 'pretty'),
   };
-  if (destination) return pino(settings, destination);
-  if ((format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json') {
-    return pino(settings, stdoutDestination());
-  }
+  if (chosen === 'json') return pino(settings, destination ?? stdoutDestination());
   return pino(
     settings,
     pretty({
-      colorize: process.stdout.isTTY,
-      destination: stdoutDestination(),
+      colorize: !destination && process.stdout.isTTY,
+      destination: destination ?? stdoutDestination(),
       // One line per entry: a request is one line, its fields after the message, not one line each.
       singleLine: true,
       ignore: 'pid,hostname,service',
