@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ParleyError } from '@parley/core';
 import { JSONParseError, TypeValidationError } from '@ai-sdk/provider';
+import { deeperThan, MAX_ARGUMENT_DEPTH } from './argument-depth';
 import type { ModelFinishReason, ModelStreamPart, ModelUsage } from './model-provider';
 import { toModelError } from './to-model-error';
 
@@ -171,9 +172,14 @@ export class ChunkReader {
       const name = typeof wireName === 'string' && wireName.trim() !== '' ? wireName : undefined;
       let args = fn?.arguments;
       if (args === undefined || args === null) args = '';
-      // Arguments as an object (Ollama's native shape, some proxies): their JSON text.
-      else if (typeof args === 'object') args = JSON.stringify(args);
-      else if (typeof args !== 'string') {
+      // Arguments as an object (Ollama's native shape, some proxies): their JSON text. Nested deeper than a
+      // call may be, JSON.stringify would overflow the stack: the text is then arguments just too deep, which
+      // the loop turns into a tool error the model sees.
+      else if (typeof args === 'object') {
+        args = deeperThan(args, MAX_ARGUMENT_DEPTH)
+          ? `${'['.repeat(MAX_ARGUMENT_DEPTH + 1)}${']'.repeat(MAX_ARGUMENT_DEPTH + 1)}`
+          : JSON.stringify(args);
+      } else if (typeof args !== 'string') {
         throw new TypeValidationError({ value: chunk, cause: new Error('arguments are not text') });
       }
       const call = this.#callFor(index, id, name, args as string);

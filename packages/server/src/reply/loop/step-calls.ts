@@ -1,4 +1,6 @@
+import { MAX_TOOL_NAME_LENGTH, toStorableText } from '@parley/core';
 import type { AgentAction } from '../../agents/agent-abilities';
+import { generateToolCallId } from '../../models/chat-completion-chunks';
 import type { ModelTool } from '../../models/model-provider';
 import type { ToolCallRequest } from '../tools/run-tool-call';
 import type { ModelStepResult } from './model-step';
@@ -39,22 +41,62 @@ export function callsOf(
   callsTools: boolean,
   index: number,
 ): ToolCallRequest[] {
-  if (step.toolCalls.length > 0) return step.toolCalls;
+  if (step.toolCalls.length > 0) return normaliseCalls(step.toolCalls);
   if (callsTools && !isResponseDocument(step.raw)) return [];
   const named = namedCalls(step.actions);
   if (named.length === 0) return [];
   const params = parseXmlParams(step.raw);
-  return named.map((name, position) => {
-    const action = offered.find(
-      (entry) =>
-        entry.toolName.toUpperCase() === name.toUpperCase() ||
-        entry.action.name.toUpperCase() === name.toUpperCase(),
-    );
-    return {
-      toolCallId: `call_${index}_${position}`,
-      toolName: action?.toolName ?? name,
-      input:
-        params.get(name.toUpperCase()) ?? params.get(action?.action.name.toUpperCase() ?? '') ?? {},
-    };
+  return normaliseCalls(
+    named.map((name, position) => {
+      const action = offered.find(
+        (entry) =>
+          entry.toolName.toUpperCase() === name.toUpperCase() ||
+          entry.action.name.toUpperCase() === name.toUpperCase(),
+      );
+      return {
+        toolCallId: `call_${index}_${position}`,
+        toolName: action?.toolName ?? name,
+        input:
+          params.get(name.toUpperCase()) ??
+          params.get(action?.action.name.toUpperCase() ?? '') ??
+          {},
+      };
+    }),
+  );
+}
+
+/** Longest tool call id kept as the model wrote it. */
+export const MAX_TOOL_CALL_ID_LENGTH = 64;
+
+/** What a kept id may hold: the characters of every provider's ids (`call_…`, `toolu_…`, `functions.x:0`). */
+const PLAIN_ID = /^[\w.:-]+$/;
+
+// Control characters (C0, DEL, C1): in a name they could only hide what the name says.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A step's calls as the rest of the loop may trust them: an id that is empty, longer than
+ * {@link MAX_TOOL_CALL_ID_LENGTH}, holds anything but letters, digits and `_.:-`, or repeats an earlier id of the
+ * step is replaced by a server-made one (`call_…`); that id is the call's everywhere after (its parts, records,
+ * approval, and the model's next turn, whose call and result then pair under it). A tool name's control
+ * characters become U+FFFD (so `ECHO\0` is an unknown tool, not ECHO) and it is cut to the names' bound.
+ */
+export function normaliseCalls(calls: readonly ToolCallRequest[]): ToolCallRequest[] {
+  const used = new Set<string>();
+  return calls.map((call) => {
+    let id = typeof call.toolCallId === 'string' ? call.toolCallId : '';
+    if (id.length > MAX_TOOL_CALL_ID_LENGTH || !PLAIN_ID.test(id) || used.has(id)) {
+      do id = generateToolCallId();
+      while (used.has(id));
+    }
+    used.add(id);
+    const name = typeof call.toolName === 'string' ? call.toolName : '';
+    const toolName = toStorableText(
+      name.replace(CONTROL, '\uFFFD').slice(0, MAX_TOOL_NAME_LENGTH),
+    ).slice(0, MAX_TOOL_NAME_LENGTH);
+    return id === call.toolCallId && toolName === call.toolName
+      ? call
+      : { ...call, toolCallId: id, toolName };
   });
 }

@@ -1,3 +1,5 @@
+import { deeperThan, MAX_ARGUMENT_DEPTH } from '../../models/argument-depth';
+
 /** Most characters of a step's answer searched for `<params>`. */
 export const MAX_PARAMS_SOURCE = 1024 * 1024;
 
@@ -43,7 +45,10 @@ export function parseXmlParams(
       try {
         const parsed: unknown = JSON.parse(body);
         for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
-          if (isRecord(value)) found.set(name.toUpperCase(), value);
+          // Too deep to run: the call gets no arguments (and fails its schema, which the model sees).
+          if (isRecord(value) && !deeperThan(value, MAX_ARGUMENT_DEPTH)) {
+            found.set(name.toUpperCase(), value);
+          }
         }
       } catch {
         // Not JSON after all: no arguments.
@@ -176,7 +181,9 @@ function toValue(text: string): unknown {
   const value = decodeEntities(unwrapCdata(text).trim());
   if (value.startsWith('{') || value.startsWith('[')) {
     try {
-      return JSON.parse(value);
+      const parsed: unknown = JSON.parse(value);
+      // Nested deeper than any call may be: kept as the text it came as (nothing after overflows on it).
+      return deeperThan(parsed, MAX_ARGUMENT_DEPTH) ? value : parsed;
     } catch {
       return value;
     }

@@ -3,7 +3,9 @@ import { findJsonProblem, toStorableText } from '@parley/core';
 import type { Logger } from 'pino';
 import type { AgentAction } from '../../agents/agent-abilities';
 import type { ReplyTelemetry } from '../../tracing/reply-telemetry';
-import { capText, redact } from './tool-output';
+import { deeperThan, MAX_ARGUMENT_DEPTH } from '../../models/argument-depth';
+import { redactText, redactValue } from '../../redaction/redact';
+import { capText } from './tool-output';
 import { untilAborted } from './until-aborted';
 
 /** A call to run: what the model asked for. `input` is JSON text (native calls) or an object (XML protocol). */
@@ -109,22 +111,36 @@ async function runCall(call: ToolCallRequest, context: ToolRunContext): Promise<
       input: parsed.value,
       actionName,
       error: capText(
-        toStorableText(redact(`The action failed: ${message}`, context.secrets)),
+        toStorableText(redactText(`The action failed: ${message}`, context.secrets)),
         1000,
       ),
     };
   }
 }
 
-/** The model's arguments: JSON text parsed (empty is `{}`), an object as it is; unparsable text as it came. */
+const TOO_DEEP = `The arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+
+/**
+ * The model's arguments: JSON text parsed (empty is `{}`), an object as it is; unparsable text as it came, and
+ * arguments nested deeper than {@link MAX_ARGUMENT_DEPTH} as their text (an object: a note saying so).
+ */
 export function parseToolInput(input: unknown): { ok: boolean; value: unknown; error?: string } {
-  if (typeof input !== 'string') return { ok: true, value: input ?? {} };
+  if (typeof input !== 'string') {
+    const value = input ?? {};
+    if (deeperThan(value, MAX_ARGUMENT_DEPTH)) {
+      return { ok: false, value: '(arguments nested too deep to show)', error: TOO_DEEP };
+    }
+    return { ok: true, value };
+  }
   if (input.trim() === '') return { ok: true, value: {} };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(input) };
+    value = JSON.parse(input);
   } catch {
     return { ok: false, value: input, error: 'The arguments are not valid JSON' };
   }
+  if (deeperThan(value, MAX_ARGUMENT_DEPTH)) return { ok: false, value: input, error: TOO_DEEP };
+  return { ok: true, value };
 }
 
 /** A handler's return as an outcome: `success: false` is an error; a bare return keeps what it posted. */
@@ -138,7 +154,10 @@ function toOutcome(
     const reason = value.error instanceof Error ? value.error.message : value.error;
     const text = typeof reason === 'string' && reason !== '' ? reason : value.text;
     return {
-      error: capText(toStorableText(redact(text || 'The action failed', context.secrets)), 1000),
+      error: capText(
+        toStorableText(redactText(text || 'The action failed', context.secrets)),
+        1000,
+      ),
     };
   }
   const output: ToolOutput = {};
@@ -161,8 +180,9 @@ function boundOutput(output: ToolOutput, context: ToolRunContext): ToolOutput {
     // Values that JSON cannot carry (a cycle, a BigInt): the text alone.
     return output.text === undefined ? {} : boundOutput({ text: output.text }, context);
   }
-  const clean = redact(json, context.secrets);
-  const parsed = (clean === json ? output : JSON.parse(clean)) as ToolOutput;
+  // Secrets removed from the value as JSON gives it (names, shapes, known values), then measured again.
+  const parsed = redactValue(JSON.parse(json) as ToolOutput, context.secrets);
+  const clean = JSON.stringify(parsed);
   if (clean.length <= context.resultLimit && !findJsonProblem(parsed)) return parsed;
   const onlyText = parsed.values === undefined && parsed.data === undefined;
   const text = onlyText && typeof parsed.text === 'string' ? parsed.text : clean;
