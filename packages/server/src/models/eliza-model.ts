@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { compileScript } from './eliza/compile-script';
-import { composeReply } from './eliza/compose-reply';
+import { answerInVoice, withPostExample } from './eliza/character-voice';
+import { type CompiledScript, compileScript } from './eliza/compile-script';
+import { type ElizaReply, composeReply } from './eliza/compose-reply';
 import { DOCTOR_SCRIPT } from './eliza/doctor-script';
 import { withOfflineNote } from './eliza/offline-note';
 import type { ElizaScript } from './eliza/eliza-script';
@@ -26,6 +27,24 @@ function toSpokenName(agentName: string): string {
   return agentName.replace(/[^\p{L}\p{N} .'-]/gu, '').trim() || 'Eliza';
 }
 
+/**
+ * The answer to the last user message: in the character's voice where it has one for it (`eliza/character-voice.ts`),
+ * else the script's, with a post example of the character's where the script has nothing to key on, and the
+ * offline note when it is asked for more than it can do (once a conversation).
+ */
+function answer(request: ModelRequest, script: CompiledScript): ElizaReply {
+  const name = toSpokenName(request.agentName);
+  const { character, messages } = request;
+  // The character's own answer is an answer: it says what the model cannot do itself where it should.
+  const voiced = character && answerInVoice(messages, character, name);
+  if (voiced) return voiced;
+  const reply = composeReply(messages, name, script);
+  return withOfflineNote(
+    character ? withPostExample(reply, messages, character, name) : reply,
+    messages,
+  );
+}
+
 // timers/promises rejects with its own AbortError; callers are promised `signal.reason` instead.
 async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<void> {
   try {
@@ -42,7 +61,9 @@ async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<
  * `<response><thought>…</thought><actions>REPLY</actions><text>…</text></response>`, and streams it in pieces
  * of 8 to 24 characters so extraction and streaming are exercised for real. Asked for more than it can do (a
  * request for work or knowledge it has no tool for), it says once per conversation that it is the offline demo
- * model and which settings change it (`eliza/offline-note.ts`).
+ * model and which settings change it (`eliza/offline-note.ts`). Given the agent's character (`request.character`),
+ * it greets, introduces itself and answers its example messages in that character's voice
+ * (`eliza/character-voice.ts`).
  *
  * @example
  * const model = createElizaModel();
@@ -77,10 +98,7 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
       const results = answerFromResults(request.messages);
       const reply = results
         ? { thought: 'The results are in. Tell them plainly.', text: results }
-        : withOfflineNote(
-            composeReply(request.messages, toSpokenName(request.agentName), script),
-            request.messages,
-          );
+        : answer(request, script);
       const chunks = splitIntoChunks(toActionResponse({ ...reply, actions: ['REPLY'] }));
       for (const [index, chunk] of chunks.entries()) {
         if (index > 0) {

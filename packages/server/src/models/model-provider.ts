@@ -43,6 +43,18 @@ export type ModelStreamPart =
   | ({ type: 'tool-call' } & ModelToolCall)
   | { type: 'finish'; finishReason: ModelFinishReason; usage?: ModelUsage };
 
+/**
+ * The parts of the agent's character a model may read beyond its prompt (the offline model speaks in its voice).
+ * Read defensively: a character given to `createServer` in code is not validated.
+ */
+export interface ModelCharacter {
+  name?: unknown;
+  system?: unknown;
+  bio?: unknown;
+  messageExamples?: unknown;
+  postExamples?: unknown;
+}
+
 /** What the agent loop asks a model for: the conversation so far, oldest first, and the tools it may call. */
 export interface ModelRequest {
   messages: ModelMessage[];
@@ -50,6 +62,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** the agent's name */
   agentName: string;
+  /** The agent's character, for a model that answers from it without a prompt (the offline model). */
+  character?: ModelCharacter;
   /**
    * Tools the model may call, for a model that calls tools natively. Absent or empty: none (the model answers in
    * text, and may still name actions in the `<actions>` protocol the prompt describes).

@@ -1,4 +1,5 @@
 import type { ModelMessage } from '../model-provider';
+import { NO_KEYWORD_THOUGHT } from './character-voice';
 import type { CompiledRule, CompiledScript } from './compile-script';
 import type { ElizaKeyword } from './eliza-script';
 import { hashText } from './hash-text';
@@ -96,7 +97,7 @@ export function composeReply(
   const remembered = recall(userTurns, script, context);
   if (remembered) return remembered;
   return {
-    thought: 'No keyword to work with. Encourage them to keep talking.',
+    thought: NO_KEYWORD_THOUGHT,
     text: pickReply(script.source.fallbacks, [], context) ?? '',
   };
 }

@@ -34,7 +34,9 @@ export function asksForMore(text: string): boolean {
  */
 export function withOfflineNote(reply: ElizaReply, messages: readonly ModelMessage[]): ElizaReply {
   const last = messages.at(-1);
-  if (last?.role !== 'user' || !asksForMore(last.content)) return reply;
+  if (last?.role !== 'user' || !asksForMore(last.content) || reply.text.includes(OFFLINE_NOTE)) {
+    return reply;
+  }
   const told = messages.some(
     (message) => message.role === 'assistant' && message.content.includes(OFFLINE_NOTE),
   );

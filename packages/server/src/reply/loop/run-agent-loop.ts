@@ -90,6 +90,7 @@ export async function runAgentLoop(
       }),
       signal,
       agentName: agent.character.name,
+      character: agent.character,
       ...(model.callsTools && offered.length > 0 ? { tools: offered.map(toModelTool) } : {}),
     };
     // A later step's text starts a new paragraph of the reply.
