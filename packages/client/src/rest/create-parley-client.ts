@@ -16,6 +16,10 @@ import {
   healthSchema,
   storedMessageSchema,
   syncModeResponseSchema,
+  receiptBundleSchema,
+  receiptPageSchema,
+  type ReceiptBundle,
+  type ReceiptPage,
   teeAgentsResponseSchema,
   teeStatusResponseSchema,
   websocketModeResponseSchema,
@@ -142,6 +146,19 @@ export interface ParleyClient extends ChannelMethods {
   teeStatus(options?: CallOptions): Promise<TeeStatusResponse>;
   /** `GET /api/tee/agents`; a `nonce` is bound into the list's attestation (replay protection). */
   teeAgents(nonce?: string, options?: CallOptions): Promise<TeeAgentsResponse>;
+  /**
+   * `GET /api/messaging/messages/{id}/receipt`: a reply's signed receipt with the agent's registration and the
+   * TEE's event log; check it with `@parley/tee`'s `verifyReceipt`. `NOT_FOUND` (404) without one (yet).
+   */
+  messageReceipt(messageId: string, options?: CallOptions): Promise<ReceiptBundle>;
+  /**
+   * `GET /api/messaging/channels/{id}/receipts`: a page of the channel's receipts in chain order; pass
+   * `nextCursor` as `after` for the next. Check them with `verifyReceiptChain`.
+   */
+  channelReceipts(
+    channelId: string,
+    query?: CallOptions & { after?: string; limit?: number },
+  ): Promise<ReceiptPage>;
 }
 
 /** Builds the shared HTTP settings from the public options. */
@@ -247,6 +264,18 @@ export function createParleyClient(options: ParleyClientOptions): ParleyClient {
     teeStatus: (call) =>
       requestJson(config, { path: '/api/tee/status', ...call }, teeStatusResponseSchema),
     ...createChannelMethods(config),
+    messageReceipt: (messageId, call) =>
+      getData(
+        `/api/messaging/messages/${encodeURIComponent(messageId)}/receipt`,
+        receiptBundleSchema,
+        call,
+      ),
+    channelReceipts: (channelId, { after, limit, ...call } = {}) =>
+      getData(
+        `/api/messaging/channels/${encodeURIComponent(channelId)}/receipts`,
+        receiptPageSchema,
+        { ...call, query: { after, limit } },
+      ),
     teeAgents: (nonce, call) =>
       requestJson(
         config,
