@@ -93,12 +93,13 @@ const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 /**
  * The kind of a text, from what a browser or an XML parser would take as its document: a byte-order mark, white
  * space, processing instructions (`<?xml …?>`), comments and a doctype are skipped; then a first element named
- * `svg` (any case, any prefix), or a doctype naming SVG, or a non-HTML root that declares SVG's namespace, is
- * SVG; `html` is HTML; any other element is markup; anything else is text. Unterminated constructs are markup.
+ * `svg` (any case, any prefix, even after an HTML doctype), or a doctype naming SVG, or a non-HTML root that
+ * declares SVG's namespace, is SVG; an `html` root or an HTML doctype is HTML; any other element is markup; anything else is text. Unterminated constructs are markup.
  */
 export function textKind(text: string): TextKind {
   const head = text.slice(0, HEAD_CHARS);
   let at = head.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let htmlDoctype = false;
   for (;;) {
     while (at < head.length && /\s/.test(head[at]!)) at += 1;
     if (head.startsWith('<?', at)) {
@@ -117,7 +118,8 @@ export function textKind(text: string): TextKind {
       if (end < 0) return 'markup';
       const doctype = head.slice(at, end + 1).toLowerCase();
       if (doctype.includes('svg')) return 'svg';
-      if (/^<!doctype\s+html\b/.test(doctype)) return 'html';
+      // Not decided yet: `<!DOCTYPE html><svg onload=…>` is still an SVG root.
+      if (/^<!doctype\s+html\b/.test(doctype)) htmlDoctype = true;
       at = head.indexOf('>', end);
       if (at < 0) return 'markup';
       at += 1;
@@ -125,12 +127,12 @@ export function textKind(text: string): TextKind {
       break;
     }
   }
-  if (head[at] !== '<') return 'text';
+  if (head[at] !== '<') return htmlDoctype ? 'html' : 'text';
   const name = /^<([A-Za-z_][\w.:-]*)/.exec(head.slice(at, at + 256))?.[1];
-  if (!name) return 'markup';
+  if (!name) return htmlDoctype ? 'html' : 'markup';
   const local = name.slice(name.lastIndexOf(':') + 1).toLowerCase();
   if (local === 'svg') return 'svg';
-  if (local === 'html') return 'html';
+  if (local === 'html' || htmlDoctype) return 'html';
   return head.includes(SVG_NAMESPACE) ? 'svg' : 'markup';
 }
 

@@ -136,6 +136,7 @@ describe.each(kinds)('attachments on $name', ({ create, skip }) => {
       { bytes: `${prolog}${doctype}<svg width="1"/>`, name: 'd.xml', type: 'text/xml' },
       { bytes: `<!DOCTYPE svg [ <!ENTITY x "y"> ]>\n<svg/>`, name: 'e.txt', type: '' },
       { bytes: '<SVG onload="alert(1)"></SVG>', name: 'upper.md', type: 'text/markdown' },
+      { bytes: '<!DOCTYPE html>\n<svg onload="alert(1)"/>', name: 'h.svg', type: 'image/svg+xml' },
       {
         bytes: '<svg:svg xmlns:svg="http://www.w3.org/2000/svg"/>',
         name: 'prefixed.txt',
