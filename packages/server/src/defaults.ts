@@ -143,6 +143,15 @@ export const DEFAULTS = {
     pingMs: 30_000,
     /** Most tools taken from one server. */
     maxTools: 128,
+    /**
+     * What of a server's tools reaches the model, in characters: a tool's description (and title), a description
+     * inside its input schema (cut with a marker beyond), its input schema (a larger tool is left out), and all
+     * of one server's descriptions and schemas (the tools past it are left out). Every model request carries them.
+     */
+    maxDescriptionChars: 2_048,
+    maxParameterDescriptionChars: 512,
+    maxSchemaChars: 32_768,
+    maxServerChars: 131_072,
   },
   /** `WEBHOOK_*`, `webhooks`: outbound webhooks. */
   webhooks: {

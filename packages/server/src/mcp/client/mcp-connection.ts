@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { LinearJsonSchemaValidator } from '../../reply/tools/linear-ajv';
+import { boundTools, type BoundReport, type McpToolBounds } from './bound-tools';
 import { classifyMcpFailure, describeMcpFailure } from './mcp-failure';
 import type { McpServerConfig } from './mcp-settings';
 import { createMcpTransport } from './mcp-transport';
@@ -13,7 +14,7 @@ const outputValidator = new LinearJsonSchemaValidator();
 const MAX_TOOL_PAGES = 20;
 
 /** How one server is reached and kept: deadlines, backoff, liveness checks, bounds. */
-export interface McpConnectionLimits {
+export interface McpConnectionLimits extends McpToolBounds {
   /** Connecting (spawn, initialize, list tools), a `tools/list` and a ping: each within this. */
   connectTimeoutMs: number;
   /** The first reconnect waits this long; each next one twice as long, up to `reconnectMaxMs`. */
@@ -60,6 +61,8 @@ export class McpConnection {
   #timer?: NodeJS.Timeout;
   #ping?: NodeJS.Timeout;
   readonly #closing = new Set<Promise<unknown>>();
+  /** What the bounds last cut, as logged (the same listing again is not logged again). */
+  #lastBoundReport: string | undefined;
 
   constructor(
     config: McpServerConfig,
@@ -183,7 +186,20 @@ export class McpConnection {
         'an MCP server lists more tools than are taken; the rest are not offered',
       );
     }
-    return tools.slice(0, this.#limits.maxTools);
+    const bounded = boundTools(tools.slice(0, this.#limits.maxTools), this.#limits);
+    this.#reportBounds(bounded.report);
+    return bounded.tools;
+  }
+
+  /** Says once per connection what the bounds cut or left out (a server lists its tools again on changes). */
+  #reportBounds({ cut, left }: BoundReport): void {
+    const key = JSON.stringify([cut, left]);
+    if ((cut.length === 0 && left.length === 0) || key === this.#lastBoundReport) return;
+    this.#lastBoundReport = key;
+    this.#logger.warn(
+      { server: this.#config.serverName, cut, left },
+      "an MCP server's tool descriptions or schemas are over their bounds: cut, or the tool left out",
+    );
   }
 
   #up(tools: Tool[]): void {
