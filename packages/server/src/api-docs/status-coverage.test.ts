@@ -161,6 +161,13 @@ function validBodies(operation: Operation, ids: KnownIds): { type: string; body:
           params: { name: 'Eliza', arguments: { message: 'probe', channelId: ids.channelId } },
         }),
       ];
+    case 'POST /v1/chat/completions':
+      // The OpenAI face: the model is the agent, by name; streamed and not.
+      return [false, true].map((stream) =>
+        json({ model: 'Eliza', stream, messages: [{ role: 'user', content: 'probe' }] }),
+      );
+    case 'POST /v1/responses':
+      return [false, true].map((stream) => json({ model: 'Eliza', stream, input: 'probe' }));
     default:
       if (operation.bodyTypes.length === 0) return [];
       if (!operation.bodyTypes.includes('application/json')) {
@@ -173,16 +180,22 @@ function validBodies(operation: Operation, ids: KnownIds): { type: string; body:
 }
 
 /**
- * The same body with its message text changed (`text`, `content`, else the first other text that is not an
- * id): another request under the same key, from the same client to the same channel.
+ * The same body with its message text changed (the last of `messages`, else `text`, `content`, `input`, else the
+ * first other text that is not an id): another request under the same key, from the same client to the same
+ * channel.
  */
 function another(body: string): string {
   const value = JSON.parse(body) as Record<string, unknown>;
+  const messages = value.messages as { content: string }[] | undefined;
+  if (Array.isArray(messages) && messages.length > 0) {
+    messages.at(-1)!.content += ' again';
+    return JSON.stringify(value);
+  }
   const texts = Object.keys(value).filter(
     (key) =>
       typeof value[key] === 'string' && key !== 'mode' && !uuidSchema.safeParse(value[key]).success,
   );
-  const field = texts.find((key) => key === 'text' || key === 'content') ?? texts[0];
+  const field = texts.find((key) => ['text', 'content', 'input'].includes(key)) ?? texts[0];
   if (field) value[field] = `${String(value[field])} again`;
   return JSON.stringify(value);
 }

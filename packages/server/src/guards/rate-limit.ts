@@ -68,7 +68,9 @@ function incomingOf(c: Context<AppEnv>): IncomingMessage | undefined {
  */
 function clientKey(c: Context<AppEnv>, address: string, authToken: string | undefined): string {
   const group = addressGroup(address);
-  const offered = offeredApiKey({ header: (name) => c.req.header(name) });
+  // `Authorization: Bearer` too: `/mcp` and `/v1` clients send the token that way, and one holder of the token is
+  // one client whichever header it uses.
+  const offered = offeredApiKey({ header: (name) => c.req.header(name) }, { bearer: true });
   if (authToken && offered && hasServerToken(offered, authToken)) {
     const key = createHash('sha256').update(offered).digest('base64url').slice(0, 22);
     return `key:${key}:${group}`;

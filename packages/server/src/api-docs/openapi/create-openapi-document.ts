@@ -15,6 +15,13 @@ import { SESSION_OPERATIONS } from './session-operations';
 import { ATTACHMENT_OPERATIONS } from './attachment-operations';
 import { CHANNEL_OPERATIONS } from './channel-operations';
 import { MCP_OPERATIONS } from './mcp-operations';
+import {
+  OPENAI_ERROR_SCHEMA_NAME,
+  OPENAI_OPERATIONS,
+  openAIErrorComponent,
+  openAIErrorResponses,
+} from './openai-operations';
+import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
 
@@ -110,7 +117,11 @@ function builtInOperationOf(operation: DocumentedOperation): Record<string, unkn
           responseOf(response),
         ]),
       ),
-      ...errorResponses([...guardErrorsOf(operation), ...operation.errors]),
+      // `/v1` answers its failures in OpenAI's error shape, which its clients read.
+      ...(isOpenAIPath(operation.path) ? openAIErrorResponses : errorResponses)([
+        ...guardErrorsOf(operation),
+        ...operation.errors,
+      ]),
     },
   };
   if (operation.body) {
@@ -158,6 +169,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...SESSION_OPERATIONS,
     ...ATTACHMENT_OPERATIONS,
     ...MCP_OPERATIONS,
+    ...OPENAI_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
@@ -165,7 +177,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   for (const { path, method, operation } of pluginOperations(options.pluginRoutes ?? [])) {
     add(path, method, operation);
   }
-  const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMA_NAME]: errorEnvelopeSchema() };
+  const schemas: Record<string, JsonSchema> = {
+    [ERROR_SCHEMA_NAME]: errorEnvelopeSchema(),
+    [OPENAI_ERROR_SCHEMA_NAME]: openAIErrorComponent(),
+  };
   for (const [name, schema] of Object.entries(streamEventSchemas)) {
     schemas[`${STREAM_EVENT_SCHEMA_PREFIX}${name}`] = jsonSchemaOf(schema, 'output');
   }
@@ -187,7 +202,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           'of the `websocket` and `sync` modes (`success`, `userMessage`, `replyId`, `agentResponse`), the ' +
           'TEE answers (`/api/tee/status`, `/api/tee/agents`), server-sent event streams, and `/metrics` ' +
           "(Prometheus text). `/mcp` speaks JSON-RPC (the Model Context Protocol); the guards' refusals " +
-          'before it (401, 403, 413, 415, 429) still use the error envelope. Plugin routes answer what their ' +
+          'before it (401, 403, 413, 415, 429) still use the error envelope. `/v1` speaks OpenAI: its ' +
+          "answers and every failure there, the guards' included, are in OpenAI's shapes. Plugin routes answer what their " +
           'handler sends; their own failures are `{ success: false, error: string }`.',
         '',
         'With `SERVER_AUTH_TOKEN` set, operations with a security requirement need the token (the ' +
@@ -206,6 +222,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       { name: 'tee', description: 'Trusted execution environment status and attestations.' },
       { name: 'webhooks', description: 'Outbound webhook subscriptions and their deliveries.' },
       { name: 'mcp', description: 'The agents as Model Context Protocol tools (Streamable HTTP).' },
+      {
+        name: 'openai',
+        description: 'The agents as OpenAI models: chat completions and responses.',
+      },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],
