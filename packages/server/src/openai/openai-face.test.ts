@@ -4,6 +4,7 @@ import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
+import { createMetrics } from '../metrics';
 import { createOpenAICompatibleModel } from '../models';
 import {
   DONE_EVENT,
@@ -73,6 +74,7 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
   let client: OpenAI;
   let agentId: string;
   let agentName: string;
+  const metrics = createMetrics({ processMetrics: false });
   const prompts: ChatMessage[][] = [];
   const slowEnds: ('completed' | 'aborted')[] = [];
   let slowEnded: () => void = () => undefined;
@@ -125,7 +127,7 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
       timeoutMs: 10_000,
     });
     [test, slow] = await Promise.all([
-      startTestServer({ model, plugins: [weather], authToken: TOKEN }),
+      startTestServer({ model, plugins: [weather], authToken: TOKEN, metrics }),
       startTestServer({ model: slowModel, authToken: TOKEN }),
     ]);
     client = new OpenAI({ baseURL: `${test.url}/v1`, apiKey: TOKEN, maxRetries: 0 });
@@ -569,5 +571,16 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
     for await (const piece of streamed.textStream) text += piece;
     expect(text).toBe('You said: Streamed by the AI SDK');
     expect(await streamed.usage).toMatchObject({ inputTokens: 11, outputTokens: 7 });
+  });
+
+  it('is counted as every request and reply is: HTTP requests by route, replies, tool calls', async () => {
+    const { body } = await metrics.render();
+    expect(body).toMatch(
+      /parley_http_requests_total\{[^}]*route="\/v1\/chat\/completions"[^}]*\} [1-9]/,
+    );
+    expect(body).toMatch(/parley_http_requests_total\{[^}]*route="\/v1\/responses"[^}]*\} [1-9]/);
+    expect(body).toMatch(/parley_http_requests_total\{[^}]*route="\/v1\/models"[^}]*\} [1-9]/);
+    expect(body).toMatch(/parley_replies_total\{outcome="stored"\} [1-9]/);
+    expect(body).toMatch(/parley_tool_calls_total\{[^}]*tool="LOOKUP"[^}]*\} 1/);
   });
 });
