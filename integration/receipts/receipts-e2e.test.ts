@@ -4,12 +4,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createParleyClient } from '@parley/client';
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { connectSocket, createParleyClient } from '@parley/client';
 import type { Receipt, ReceiptBundle, ReceiptPage } from '@parley/core';
 import { parseTeeConfig } from '@parley/server';
 import { jsonDigest, textDigest, verifyReceipt, verifyReceiptChain } from '@parley/tee';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextEvent } from '../client/events';
 import { approvalModel, approvalPlugin } from '../support/approval-agent';
+import { verifiedEvent } from '../support/verify-webhook';
 import { type TestServer, startServer } from '../support/start-server';
 
 // A reply with a tool call, made by a real server in TEE_MODE=LOCAL (the built-in simulator), checked the way a
@@ -28,6 +32,7 @@ beforeAll(async () => {
     model: approvalModel(),
     plugins: [approvalPlugin(ran)],
     tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'receipts e2e salt' }),
+    webhooks: { privateTargets: ['127.0.0.1'], pollMs: 50 },
   });
 });
 afterAll(async () => {
@@ -261,5 +266,79 @@ describe('receipts end to end (simulator TEE)', { timeout: 120_000 }, () => {
       ].map(async (path) => (await fetch(`${running.url}${path}`)).status),
     );
     expect(statuses).toEqual([400, 404, 400, 400, 400, 400, 400]);
+  });
+});
+
+describe("the receipt's id in the final events", { timeout: 120_000 }, () => {
+  it('sync, the SSE done event, the socket messageComplete and the reply.completed webhook name it', async () => {
+    // A real receiver on 127.0.0.1, verifying each delivery with the standardwebhooks library.
+    const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const receiver = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const created = await fetch(`${running.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/in`, events: ['reply.completed'] }),
+      });
+      const { secret } = ((await created.json()) as { data: { secret: string } }).data;
+
+      const client = createParleyClient({ baseUrl: running.url });
+      const channelId = randomUUID();
+      const socket = connectSocket({ baseUrl: running.url });
+      try {
+        await nextEvent(socket.onConnectionChange, (state) => state.status === 'connected');
+        await socket.joinRoom(channelId, 'user-1');
+        const complete = nextEvent<{ receiptId?: string; replyId?: string }>((listener) =>
+          socket.on('messageComplete', listener),
+        );
+        const sync = await client.sendMessage(channelId, {
+          text: 'hello',
+          entityId: 'user-1',
+          mode: 'sync',
+        });
+        const syncReceipt = await receiptOf(sync.replyId!);
+        expect(sync.agentResponse.receiptId).toBe(syncReceipt.receipt.body.id);
+        expect((await complete).receiptId).toBe(syncReceipt.receipt.body.id);
+
+        let done: { receiptId?: string } | undefined;
+        for await (const event of client.sendMessage(channelId, {
+          text: 'hello there',
+          entityId: 'user-1',
+          mode: 'stream',
+        })) {
+          if (event.event === 'done') done = event.data;
+        }
+        expect(done?.receiptId).toEqual(expect.any(String));
+
+        await expect.poll(() => received.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+        const events = received.map((request) =>
+          verifiedEvent<{ type: string; data: { reply: { id: string }; receiptId?: string } }>(
+            secret,
+            request,
+          ),
+        );
+        const first = events.find((event) => event.data.reply.id === sync.replyId)!;
+        expect(first).toMatchObject({
+          type: 'reply.completed',
+          data: { receiptId: syncReceipt.receipt.body.id },
+        });
+        const second = events.find((event) => event.data.reply.id !== sync.replyId)!;
+        expect(second.data.receiptId).toBe(done?.receiptId);
+        expect((await receiptOf(second.data.reply.id)).receipt.body.id).toBe(done?.receiptId);
+      } finally {
+        socket.disconnect();
+      }
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

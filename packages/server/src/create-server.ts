@@ -79,7 +79,7 @@ import type { RateLimitOptions } from './guards/rate-limit';
 import { createWebhooks, type WebhookOptions } from './webhooks';
 import { SERVER_PACKAGE_VERSION } from './api-docs/package-version';
 import { capturesMessageContent, createReplyTelemetry, ensureContextManager } from './tracing';
-import { ReceiptService } from './receipts/receipt-service';
+import { ReceiptService, receiptIdOf } from './receipts/receipt-service';
 import { receiptRoutes } from './receipts/receipt-routes';
 import type { TracerProvider } from '@opentelemetry/api';
 
@@ -308,6 +308,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     sync: () => database.sync(),
     ...(options.metrics ? { observer: options.metrics.webhooks } : {}),
     tracer,
+    receiptIdOf: (messageId) => (receipts?.enabled ? receiptIdOf(messageId) : undefined),
   });
   const broadcaster = createSocketBroadcaster(io);
   const clustered = options.cluster !== undefined || location.kind === 'postgres';
@@ -364,6 +365,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     },
     telemetry,
     attachments,
+    receiptIdOf: (messageId) => (receipts?.enabled ? receiptIdOf(messageId) : undefined),
     ...(options.traceContext === false && !tracer ? { traceContext: false } : {}),
   });
   options.metrics?.watch({

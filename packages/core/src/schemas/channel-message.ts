@@ -82,6 +82,11 @@ export const agentResponseSchema = z.object({
   text: z.string(),
   actions: z.array(z.string()),
   toolCalls: toolCallRecordsSchema.default([]),
+  /**
+   * The id of the reply's receipt, signed by the agent's TEE key, when the server runs with a TEE: read it at
+   * `GET /api/messaging/messages/{messageId}/receipt` (written just after the reply ends).
+   */
+  receiptId: z.string().optional(),
   ...emptyReplyFields,
 });
 

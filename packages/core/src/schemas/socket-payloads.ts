@@ -231,6 +231,11 @@ export const messageCompleteSchema = z.object({
   replyId: z.string().optional(),
   empty: z.boolean().optional(),
   reason: emptyReplyReasonSchema.optional(),
+  /**
+   * The id of the reply's receipt, signed by the agent's TEE key, when the server runs with a TEE: read it at
+   * `GET /api/messaging/messages/{messageId}/receipt` (written just after the reply ends).
+   */
+  receiptId: z.string().optional(),
 });
 
 /** @see messageCompleteSchema */

@@ -15,9 +15,9 @@ import type { SseStream } from './sse-stream';
  * stored), `empty: true` with the reason, so a client never waits on silence.
  */
 export function toAgentResponse(part: ReplyEndPart): AgentResponse {
-  const { text, actions, toolCalls, reason } = part;
+  const { text, actions, toolCalls, reason, receiptId } = part;
   // `reason` is set exactly when the reply ended deliberately without a message.
-  if (reason === undefined) return { text, actions, toolCalls };
+  if (reason === undefined) return { text, actions, toolCalls, ...(receiptId && { receiptId }) };
   return { text, actions, toolCalls, empty: true, reason };
 }
 

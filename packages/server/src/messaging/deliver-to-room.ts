@@ -86,7 +86,8 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
       if (part.message) broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(part.message));
       // No reply, deliberately: said so, never left as silence.
       const empty = part.reason && { replyId, empty: true, reason: part.reason };
-      broadcaster.emit(channelId, 'messageComplete', { ...completed, ...empty });
+      const receipt = part.receiptId && { receiptId: part.receiptId };
+      broadcaster.emit(channelId, 'messageComplete', { ...completed, ...empty, ...receipt });
     },
     // The reply waits for its approval requests: it goes on, under the same id, in a stream of its own.
     'reply-pause': () => undefined,

@@ -118,4 +118,6 @@ export interface MessagingServiceOptions {
   traceContext?: boolean;
   /** Where uploaded files are: the model reads the ones a message lists (default: none, only named). */
   attachments?: AttachmentStore;
+  /** The receipt id of a stored reply, told in its end part, when the server signs receipts (default: none). */
+  receiptIdOf?: (messageId: string) => string | undefined;
 }

@@ -29,6 +29,7 @@ export function replyContextOf(
     telemetry: options.telemetry,
     attachments: options.attachments,
     beginStore: (replyId) => replies.beginStore(replyId),
+    receiptIdOf: options.receiptIdOf,
     pauses: options.approvals && {
       store: options.approvals.store,
       timeoutMs: options.approvals.timeoutMs ?? DEFAULTS.approvals.timeoutMs,

@@ -57,6 +57,8 @@ export function createWebhooks(
     observer?: WebhookObserver;
     /** Where each attempt's CLIENT span goes (and its `traceparent` is sent); none: no spans. */
     tracer?: Tracer;
+    /** The receipt id of a stored reply, added to `reply.completed` as `data.receiptId` (receipts on only). */
+    receiptIdOf?: (messageId: string) => string | undefined;
   },
 ): Webhooks {
   const store = new WebhookStore(db, options.sync);
@@ -64,7 +66,11 @@ export function createWebhooks(
   const policy = new TargetPolicy(options.privateTargets ?? []);
   const timeoutMs = options.timeoutMs ?? DEFAULTS.webhooks.timeoutMs;
   const maxInFlight = options.maxInFlight ?? DEFAULTS.webhooks.maxInFlight;
-  const sender = new WebhookSender(policy, { timeoutMs, tracer: options.tracer });
+  const sender = new WebhookSender(policy, {
+    timeoutMs,
+    tracer: options.tracer,
+    ...(options.receiptIdOf && { receiptIdOf: options.receiptIdOf }),
+  });
   const dispatcher = new WebhookDispatcher({
     store,
     sender,

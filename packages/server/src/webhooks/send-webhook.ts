@@ -31,15 +31,24 @@ export class WebhookSender {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
   readonly #tracer: Tracer | undefined;
+  readonly #receiptIdOf: ((messageId: string) => string | undefined) | undefined;
 
   /**
    * @param options.timeoutMs the deadline of one attempt, from its start to the last byte read. The dispatcher
    *   bounds how many attempts run at once, so connections per receiver are not bounded here (a bound would
    *   queue attempts behind a receiver's slow ones, their deadlines running).
    */
-  constructor(policy: TargetPolicy, options: { timeoutMs: number; tracer?: Tracer }) {
+  constructor(
+    policy: TargetPolicy,
+    options: {
+      timeoutMs: number;
+      tracer?: Tracer;
+      receiptIdOf?: (messageId: string) => string | undefined;
+    },
+  ) {
     this.#timeoutMs = options.timeoutMs;
     this.#tracer = options.tracer;
+    this.#receiptIdOf = options.receiptIdOf;
     this.#agent = new Agent({
       connect: checkedConnector(policy, options.timeoutMs),
       headersTimeout: options.timeoutMs,
@@ -56,11 +65,25 @@ export class WebhookSender {
     return tracedAttempt(this.#tracer, delivery, (headers) => this.#send(delivery, headers));
   }
 
+  /**
+   * A `reply.completed` payload with the reply's receipt id (`data.receiptId`) when the server signs receipts:
+   * the trigger that writes the delivery knows nothing of receipts, so the id is added as it is sent.
+   */
+  #withReceipt(payload: ClaimedDelivery['payload']): ClaimedDelivery['payload'] {
+    if (!this.#receiptIdOf || typeof payload === 'string' || payload.type !== 'reply.completed') {
+      return payload;
+    }
+    const data = payload.data as { reply?: { id?: unknown } } | undefined;
+    const replyId = data?.reply?.id;
+    const receiptId = typeof replyId === 'string' ? this.#receiptIdOf(replyId) : undefined;
+    return receiptId === undefined ? payload : { ...payload, data: { ...data, receiptId } };
+  }
+
   async #send(
     delivery: ClaimedDelivery,
     traceHeaders: Record<string, string>,
   ): Promise<SendResult> {
-    const body = JSON.stringify(delivery.payload);
+    const body = JSON.stringify(this.#withReceipt(delivery.payload));
     const webhookId = `msg_${delivery.id}`;
     const timestamp = new Date();
     const signature = new Webhook(delivery.secret).sign(webhookId, timestamp, body);

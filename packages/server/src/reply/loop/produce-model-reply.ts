@@ -59,6 +59,8 @@ export interface ModelReplyContext {
    * cancel before it stored nothing). Without it, a cancel during the store would end a reply that is stored.
    */
   beginStore?: (replyId: string) => void;
+  /** The receipt id of a stored reply, when the server signs receipts (undefined: none). */
+  receiptIdOf?: (messageId: string) => string | undefined;
 }
 
 /**
@@ -178,6 +180,12 @@ function explainUnrunActions(
   last.actions = [...last.actions.filter((name) => !named.includes(name)), 'REPLY'];
 }
 
+/** `{ receiptId }` of a stored reply when receipts are signed, else nothing. */
+function withReceiptId(context: ModelReplyContext, messageId: string): { receiptId?: string } {
+  const receiptId = context.receiptIdOf?.(messageId);
+  return receiptId === undefined ? {} : { receiptId };
+}
+
 /** Stores the reply the model ended with, and runs evaluators; or ends it empty when the model chose so. */
 async function finishReply(
   context: ModelReplyContext,
@@ -255,6 +263,7 @@ async function finishReply(
     actions: actionsTaken,
     thought,
     toolCalls: records,
+    ...withReceiptId(context, stored.id),
   });
   if (abilities && abilities.evaluators.length > 0) {
     void runEvaluators(abilities, message, toMemory(stored, agent.agentId), {

@@ -86,6 +86,8 @@ export interface ReplyEndPart {
   toolCalls: ToolCallRecord[];
   /** Why nothing was stored, when `message` is null. */
   reason?: 'ignored' | 'empty';
+  /** The id of the stored reply's receipt, when the server signs receipts (a TEE is on). */
+  receiptId?: string;
 }
 
 /** The reply failed. The message is safe to show a client; the cause was logged once, where it happened. */
