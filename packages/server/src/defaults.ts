@@ -14,6 +14,11 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   /** `DATA_DIR`: the embedded database's folder, relative to the working directory. */
   dataDir: '.parley',
+  /**
+   * `DATABASE_CREATE`: whether start creates the database `DATABASE_URL` names when it does not exist: `auto`
+   * when its host is this machine (loopback or a Unix socket), `true` always, `false` never.
+   */
+  databaseCreate: 'auto',
   /** `LOG_LEVEL`. */
   logLevel: 'info',
   /** `REQUEST_LOG_LEVEL`, `requestLogLevel`. */

@@ -115,17 +115,36 @@ describe('a dependency that is down at start: one line naming it and the cause, 
   }, 60_000);
 
   it.skipIf(!postgresUp)(
-    'a PostgreSQL database that does not exist: start and doctor say the same',
+    'a PostgreSQL database that does not exist, start not allowed to create it: start and doctor say the same, with the command that creates it',
     async () => {
       const url = new URL(ADMIN_URL);
       url.pathname = `/parley_missing_${process.pid}`;
-      const line = `DATABASE_URL ${url.toString()}: the database does not exist (3D000)`;
-      const started = await run([], { PORT: '0', DATABASE_URL: url.toString() });
+      const env = { PORT: '0', DATABASE_URL: url.toString(), DATABASE_CREATE: 'false' };
+      const command = `createdb -h ${url.hostname} -p ${url.port || '5432'} -U ${url.username} parley_missing_${process.pid}`;
+      const line = `DATABASE_URL ${url.toString()}: the database does not exist (3D000); create it with \`${command}\`, or set DATABASE_CREATE=true to let start create it`;
+      const started = await run([], env);
       expect(started.code).toBe(1);
       expect(started.stderr.trim().split('\n')).toEqual([`parley: ${line}`]);
-      const doctor = await run(['doctor'], { PORT: '0', DATABASE_URL: url.toString() });
+      const doctor = await run(['doctor'], env);
       expect(doctor.stdout).toContain(`FAIL ${line}`);
       expect(doctor.code).toBe(1);
+    },
+    60_000,
+  );
+
+  it.skipIf(!postgresUp)(
+    'doctor on a loopback URL whose database is missing: a warning that start creates it, and no database made by doctor',
+    async () => {
+      const url = new URL(ADMIN_URL);
+      url.pathname = `/parley_doctor_missing_${process.pid}`;
+      const doctor = await run(['doctor'], { PORT: '0', DATABASE_URL: url.toString() });
+      expect(doctor.stdout).toContain(
+        `warn DATABASE_URL ${url.toString()}: the database does not exist yet (3D000)`,
+      );
+      expect(doctor.stdout).toContain('nothing to do: start creates it (DATABASE_CREATE=auto)');
+      // Doctor only reads: asked again, the database is still missing.
+      const again = await run(['doctor'], { PORT: '0', DATABASE_URL: url.toString() });
+      expect(again.stdout).toContain('the database does not exist yet (3D000)');
     },
     60_000,
   );

@@ -1,4 +1,9 @@
-import { ConfigError, maskSetting, type ParleyConfig } from '@parley/server/config';
+import {
+  ConfigError,
+  createdbCommand,
+  maskSetting,
+  type ParleyConfig,
+} from '@parley/server/config';
 
 type StartupError = NodeJS.ErrnoException & { hostname?: string; port?: number; address?: string };
 
@@ -51,6 +56,13 @@ export function describeStartupError(error: unknown, config?: ParleyConfig): str
   }
   if (code && ['ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH'].includes(code)) {
     return `${databaseSetting(config)} is unreachable (${code}); start PostgreSQL or fix the URL`;
+  }
+  if (code === '3D000' && config?.databaseUrl) {
+    // Start creates it when DATABASE_CREATE lets it; here it did not: the one command that does.
+    return `${databaseSetting(config)}: the database does not exist (3D000); create it with \`${createdbCommand(config.databaseUrl)}\`, or set DATABASE_CREATE=true to let start create it`;
+  }
+  if (code === '42501' && config?.databaseUrl && /create database/i.test(failure.message)) {
+    return `${databaseSetting(config)}: the database does not exist and this user may not create it (42501); run \`${createdbCommand(config.databaseUrl)}\` as a user who may (e.g. -U postgres)`;
   }
   if (code && POSTGRES_CONNECTION_CODES[code]) {
     return `${databaseSetting(config)}: ${POSTGRES_CONNECTION_CODES[code]} (${code})`;

@@ -2,7 +2,13 @@ import { access, constants } from 'node:fs/promises';
 import { lookup } from 'node:dns/promises';
 import { createServer as createNetServer } from 'node:net';
 import { createLogger, createServer } from '@parley/server';
-import { maskSetting, type ParleyConfig } from '@parley/server/config';
+import {
+  createdbCommand,
+  databaseCreationAllowed,
+  isMissingDatabase,
+  maskSetting,
+  type ParleyConfig,
+} from '@parley/server/config';
 import { probeDatabaseLocation, probeRedis } from '@parley/server/health';
 import type { AppServerOptions } from './build-server-options';
 import { describeStartupError } from './describe-startup-error';
@@ -135,6 +141,17 @@ export async function checkDatabase(config: ParleyConfig): Promise<DoctorResult>
     };
   }
   if (check.ok) return { status: 'ok', message: `${setting} is reachable and migrated` };
+  if (
+    config.databaseUrl &&
+    isMissingDatabase(check.cause) &&
+    databaseCreationAllowed(config.settings.DATABASE_CREATE, config.databaseUrl)
+  ) {
+    return {
+      status: 'warn',
+      message: `${setting}: the database does not exist yet (3D000)`,
+      fix: `nothing to do: start creates it (DATABASE_CREATE=${config.settings.DATABASE_CREATE}); or create it yourself with \`${createdbCommand(config.databaseUrl)}\``,
+    };
+  }
   if (check.detail?.includes('pending')) {
     return {
       status: 'warn',

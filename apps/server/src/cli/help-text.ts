@@ -25,7 +25,10 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
       'IDEMPOTENCY_KEY_TTL_MS',
     ],
   },
-  { title: 'Storage and cluster', settings: ['DATA_DIR', 'DATABASE_URL', 'REDIS_URL'] },
+  {
+    title: 'Storage and cluster',
+    settings: ['DATA_DIR', 'DATABASE_URL', 'DATABASE_CREATE', 'REDIS_URL'],
+  },
   { title: 'Logs', settings: ['LOG_LEVEL', 'LOG_FORMAT', 'REQUEST_LOG_LEVEL'] },
   {
     title: 'Agents and plugins',

@@ -13,6 +13,11 @@ export * from './parse-settings';
 export * from './settings-schema';
 export * from './model-settings';
 export * from './elizaos-plugins';
+export {
+  createdbCommand,
+  databaseCreationAllowed,
+  isMissingDatabase,
+} from '../storage/missing-database';
 export * from '../models/model-from-env';
 export * from './tee-settings';
 export { TEE_OFF } from '../tee/tee-config';

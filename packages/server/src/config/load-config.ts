@@ -13,6 +13,7 @@ import { ConfigError } from '../errors/config-error';
 import { findMistypedSettings } from './find-mistyped-settings';
 import { loadCharacterFile } from '../agents/character';
 import { adaptElizaosCharacters } from './elizaos-plugins';
+import { databaseCreationAllowed } from '../storage/missing-database';
 import { parseSettings } from './parse-settings';
 import { settingsSchema, type Settings } from './settings-schema';
 
@@ -169,7 +170,14 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     env: config.env,
     authToken: config.authToken,
     database: config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl }
+      ? {
+          kind: 'postgres',
+          url: config.databaseUrl,
+          createIfMissing: databaseCreationAllowed(
+            config.settings.DATABASE_CREATE,
+            config.databaseUrl,
+          ),
+        }
       : { kind: 'pglite', dataDir: config.dataDir },
     ...(config.redisUrl ? { cluster: { kind: 'redis', url: config.redisUrl } } : {}),
     model: createModel(config.model),

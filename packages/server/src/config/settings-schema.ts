@@ -109,6 +109,7 @@ export const serverSettingsSchema = z.object({
   HOST: textWithDefault(DEFAULTS.host),
   DATA_DIR: textWithDefault(DEFAULTS.dataDir),
   DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL'),
+  DATABASE_CREATE: oneOf(['auto', 'true', 'false'], DEFAULTS.databaseCreate),
   REDIS_URL: urlOf(['redis:', 'rediss:'], 'a redis:// URL'),
   SERVER_AUTH_TOKEN: text(),
   LOG_LEVEL: oneOf(LOG_LEVELS, DEFAULTS.logLevel),

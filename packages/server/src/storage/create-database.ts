@@ -4,6 +4,7 @@ import { type Dialect, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationProvider } from './migrations';
+import { createMissingDatabase, isMissingDatabase } from './missing-database';
 import { lockDataDir } from './data-dir-lock';
 import { DEFAULT_QUERY_TIMEOUT_MS, endPool, guardPool, poolDeadlines } from './pg-pool-guard';
 import { createPGliteDialect } from './pglite-dialect';
@@ -25,6 +26,11 @@ export type DatabaseLocation =
        * (`query_timeout`) and drops the connection. A request then answers 503 instead of hanging.
        */
       queryTimeoutMs?: number;
+      /**
+       * Create the database the URL names when it does not exist (`3D000`), connected as the URL's user to the
+       * server's maintenance database, before migrating (default false; the app's `DATABASE_CREATE`).
+       */
+      createIfMissing?: boolean;
     };
 
 /** A database handle; `migrate()` must run before first use. */
@@ -81,7 +87,17 @@ export function createDatabase(
       : {}),
     async migrate(logger) {
       const migrator = new Migrator({ db, provider: migrationProvider });
-      const { error, results } = await migrator.migrateToLatest();
+      let { error, results } = await migrator.migrateToLatest();
+      // A first deploy's database that does not exist yet: created when the operator lets start do it.
+      if (error && location.kind === 'postgres' && location.createIfMissing) {
+        if (isMissingDatabase(error)) {
+          await createMissingDatabase(location.url, {
+            connectionTimeoutMs: poolDeadlines(location.queryTimeoutMs).connectionTimeoutMillis,
+            logger,
+          });
+          ({ error, results } = await migrator.migrateToLatest());
+        }
+      }
       for (const result of results ?? []) {
         if (result.status === 'Success')
           logger?.info({ migration: result.migrationName }, 'migrated');
