@@ -120,8 +120,9 @@ function channelOf(request: ConversationRequest, agent: AgentProfile, entityId: 
  * Posts the user's message as `model`'s agent's conversation, through the one conversation entry
  * (`MessagingService.converse`), and returns the reply started. A channel without messages is first seeded with
  * the request's earlier turns (at most {@link MAX_SEEDED_TURNS}, the user's as the caller, the assistant's as the
- * agent, stored without replies), so that the agent reads the conversation the caller holds; a channel that has
- * messages already holds them, and only the new message is posted.
+ * agent, stored without replies, once however many requests seed at once), so that the agent reads the
+ * conversation the caller holds; a channel that has messages already holds them, and only the new message is
+ * posted.
  */
 export async function startConversation(
   context: OpenAIFaceContext,
@@ -152,7 +153,10 @@ export async function startConversation(
   return { agent, reply, channelId };
 }
 
-/** Stores the earlier turns in a channel that has no messages yet. */
+/**
+ * Stores the earlier turns in a channel that has no messages yet, each under an idempotency key of its place and
+ * content, so that requests seeding one channel at once (or tries of one request) store each turn once.
+ */
 async function seed(
   messaging: MessagingService,
   channelId: string,
@@ -175,9 +179,9 @@ async function seed(
       },
       `messages.${index}`,
     );
-    const key =
-      request.idempotencyKey === undefined ? undefined : `${request.idempotencyKey}:seed:${index}`;
-    await messaging.submit(message, key);
+    // Keyed by place and content: requests of one conversation released together seed it once.
+    const digest = createHash('sha256').update(`${turn.role}\n${turn.text}`).digest('base64url');
+    await messaging.submit(message, `openai-seed:${index}:${digest}`);
   }
 }
 

@@ -324,6 +324,32 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
     expect(channel(viaMetadata)).toBe(channel(a1));
   });
 
+  it('requests of one conversation released together seed its new channel once', async () => {
+    const earlier = [
+      { role: 'user' as const, content: 'I live in Lyon.' },
+      { role: 'assistant' as const, content: 'Lyon is lovely.' },
+    ];
+    const answers = await Promise.all(
+      ['Where do I live?', 'What did you say?', 'Is it big?'].map((content) =>
+        client.chat.completions
+          .create({
+            model: agentId,
+            user: 'seeded-together',
+            messages: [...earlier, { role: 'user', content }],
+          })
+          .withResponse(),
+      ),
+    );
+    const channels = new Set(
+      answers.map(({ response }) => response.headers.get('x-parley-channel-id')),
+    );
+    expect(channels.size).toBe(1);
+    const contents = (await history(test, [...channels][0]!)).map((m) => m.content);
+    expect(contents.slice(0, 2)).toEqual(['I live in Lyon.', 'Lyon is lovely.']);
+    expect(contents.filter((c) => c === 'I live in Lyon.')).toHaveLength(1);
+    expect(contents).toHaveLength(2 + 3 * 2);
+  });
+
   it('requests released together each get their own channel and answer', async () => {
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
