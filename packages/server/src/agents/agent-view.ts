@@ -1,13 +1,10 @@
 import type { Character } from '@parley/plugin-sdk';
 import type { AgentAbilities } from './agent-abilities';
 import { settingText } from './character';
+import { redactValue, REDACTED } from '../redaction/redact';
 
 /** What every secret value is replaced by in an answer. */
-export const MASKED = '[redacted]';
-
-/** Setting names whose values are secrets wherever they appear (`settings`, `settings.mcp`'s servers…). */
-const SECRET_NAME =
-  /key|secret|token|password|passwd|credential|private|salt|auth|cookie|signature/i;
+export const MASKED = REDACTED;
 
 /** An agent's status, as elizaOS writes it: `active` answers, `inactive` (stopped) does not. */
 export type AgentStatus = 'active' | 'inactive';
@@ -26,35 +23,19 @@ export interface AgentFacts {
   updatedAt: Date;
 }
 
-function maskValue(value: unknown, secrets: ReadonlySet<string>, depth: number): unknown {
-  if (typeof value === 'string') return secrets.has(value) ? MASKED : value;
-  if (value === null || typeof value !== 'object') return value;
-  // Deeper than any character needs: masked whole rather than walked without bound.
-  if (depth > 8) return MASKED;
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, secrets, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      key,
-      SECRET_NAME.test(key) && item !== null && typeof item !== 'boolean'
-        ? MASKED
-        : maskValue(item, secrets, depth + 1),
-    ]),
-  );
-}
-
 /**
- * The character as an answer may show it: every value of `secrets` replaced by {@link MASKED} (names kept),
- * every setting whose name looks secret (`OPENAI_API_KEY`, an MCP server's `headers.Authorization`…) too, and
- * any other text equal to one of its secrets. Never a secret value, whatever the character holds.
+ * The character as an answer may show it: every value of `secrets` replaced by {@link MASKED} (names kept), and
+ * the rest as the one redaction cleans every value that leaves the server (`redaction/redact.ts`): settings whose
+ * name looks secret (`OPENAI_API_KEY`, `SMTP_PASS`, `PASSPHRASE`, an MCP server's `headers.Authorization`…),
+ * URL passwords (`postgres://user:pw@host`), secret query parameters (`?api_key=`), the argument after a secret
+ * flag (`args: ["--api-key", X]`), `Bearer` tokens, and any text holding one of its secrets or the server's.
  */
 export function maskCharacter(character: Readonly<Character>): Record<string, unknown> {
-  const secretValues = new Set(
-    Object.values(character.secrets ?? {})
-      .map((value) => settingText(value))
-      .filter((text): text is string => text !== undefined && text.length > 0),
-  );
+  const secretValues = Object.values(character.secrets ?? {})
+    .map((value) => settingText(value))
+    .filter((text): text is string => text !== undefined && text.length > 0);
   const { secrets, ...rest } = character;
-  const masked = maskValue(rest, secretValues, 0) as Record<string, unknown>;
+  const masked = redactValue(rest as Record<string, unknown>, secretValues);
   if (secrets) {
     masked.secrets = Object.fromEntries(Object.keys(secrets).map((key) => [key, MASKED]));
   }

@@ -1,6 +1,5 @@
 import type { Character } from '@parley/plugin-sdk';
-
-const REDACTED = '[redacted]';
+import { REDACTED } from '../redaction/redact';
 
 function redactValues(
   values: Record<string, unknown> | undefined,

@@ -190,8 +190,12 @@ function redactShapes(text: string): string {
         ? `${quote}${name}${quote}${separator}${double !== undefined ? `"${REDACTED}"` : `'${REDACTED}'`}`
         : match,
   );
-  clean = clean.replace(PLAIN_PAIR, (match, quote: string, name: string, separator: string) =>
-    isSecretName(name) ? `${quote}${name}${quote}${separator}${REDACTED}` : match,
+  clean = clean.replace(
+    PLAIN_PAIR,
+    (match, quote: string, name: string, separator: string, value: string, at: number) =>
+      isSecretName(name) && !isSchemeBeforeRedacted(clean, value, at + match.length)
+        ? `${quote}${name}${quote}${separator}${REDACTED}`
+        : match,
   );
   if (clean.includes('-')) {
     clean = clean.replace(FLAG_ARGUMENT, (match, flag: string, space: string) =>
@@ -199,6 +203,11 @@ function redactShapes(text: string): string {
     );
   }
   return clean;
+}
+
+/** `Authorization: Bearer [redacted]`: the scheme stays, its credentials are already gone. */
+function isSchemeBeforeRedacted(text: string, value: string, end: number): boolean {
+  return /^(Bearer|Basic)$/i.test(value) && text.startsWith(` ${REDACTED}`, end);
 }
 
 function safeDecode(text: string): string {

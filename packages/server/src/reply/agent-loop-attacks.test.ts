@@ -164,11 +164,11 @@ describe('the agent loop under attack', () => {
       agentResponse: { toolCalls: { error?: string; output?: unknown }[] };
     };
     const [thrown, badArgs, notJson, unknown, leak] = body.agentResponse.toolCalls;
-    expect(thrown!.error).toBe('The action failed: database password is [secret]');
+    expect(thrown!.error).toBe('The action failed: database password is [redacted]');
     expect(badArgs!.error).toMatch(/^Invalid arguments: /);
     expect(notJson!.error).toBe('The arguments are not valid JSON');
     expect(unknown!.error).toBe('Unknown tool RM_RF');
-    expect(leak!.output).toEqual({ text: 'the key is [secret]' });
+    expect(leak!.output).toEqual({ text: 'the key is [redacted]' });
     // The handler of the bad calls never ran.
     expect(loop.calls.filter((entry) => entry.name === 'GET_WEATHER')).toHaveLength(0);
   });

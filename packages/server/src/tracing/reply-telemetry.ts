@@ -14,6 +14,7 @@ import type { AgentProfile } from '../agents/agent-profile';
 import type { ParleyMetrics } from '../metrics/create-metrics';
 import type { ModelRequest } from '../models/model-provider';
 import type { ModelStepResult } from '../reply/loop/model-step';
+import { redactText } from '../redaction/redact';
 import type { ReplyStream } from '../reply/parts/reply-stream';
 import type { ToolCallOutcome, ToolCallRequest } from '../reply/tools/run-tool-call';
 
@@ -114,7 +115,14 @@ function errorTypeOf(error: unknown): string {
 /** Ends `span` failed with what `error` was. */
 function fail(span: Span, error: unknown): void {
   span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
-  if (error instanceof Error) span.recordException(error);
+  // The exception event carries the message and stack: redacted as every error that leaves the server is.
+  if (error instanceof Error) {
+    span.recordException({
+      name: error.name,
+      message: redactText(error.message),
+      ...(error.stack ? { stack: redactText(error.stack) } : {}),
+    });
+  }
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
@@ -269,7 +277,9 @@ export function createReplyTelemetry(options: ReplyTelemetryOptions): ReplyTelem
               if (captureContent) {
                 span.setAttribute(
                   'gen_ai.tool.call.arguments',
-                  typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
+                  redactText(
+                    typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
+                  ),
                 );
               }
               const outcome = await work();

@@ -127,7 +127,9 @@ const channelId = { channelId: uuidSchema };
 /** `GET /api/server/ready` data: each readiness check (its schema lives with the route, not in core). */
 const readinessSchema = z.object({
   status: z.literal('ready'),
-  checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
+  checks: z
+    .array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() }))
+    .optional(),
 });
 
 const NOT_ENVELOPED =
@@ -158,7 +160,8 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
     summary: 'Readiness check',
     description:
       'Open without a token. 200 when everything the server needs (the database) is up and it is not ' +
-      'stopping, else 503 with `error.details.checks`.',
+      'stopping, else 503. When the server has a token, only a request that sends it (`x-api-key`) gets the ' +
+      'checks (`checks`, `error.details.checks`, redacted); without it the answer says only ready or not.',
     tag: 'server',
     auth: [],
     responses: { 200: { description: 'Ready.', json: apiSuccessSchema(readinessSchema) } },

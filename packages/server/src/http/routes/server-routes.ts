@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
+import { hasServerToken, offeredApiKey } from '../../guards/api-key';
 import { checkReadiness, type ReadinessProbe } from '../../health';
+import { redactText } from '../../redaction/redact';
 import type { AppEnv } from '../app-env';
 import { failure, success } from '../envelope';
 
@@ -10,7 +12,8 @@ export const READY_PATH = '/api/server/ready';
 
 /**
  * Built-in paths open without `x-api-key` even when a server token is set: load-balancer and orchestrator
- * probes carry no secret, and neither answer reveals anything but up or down.
+ * probes carry no secret. Liveness says only `ok`; readiness says only ready or not without the token, and its
+ * checks (agent and MCP server names, why one is down) only to a caller that sends it.
  */
 const OPEN_PATHS: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
 
@@ -23,6 +26,8 @@ export function isOpenPath(path: string): boolean {
 export interface ServerRoutesOptions {
   /** What must be up before the server takes traffic (e.g. the database); none means always ready. */
   readiness?: readonly ReadinessProbe[];
+  /** `SERVER_AUTH_TOKEN`: when set, readiness shows its checks only to a request carrying it. */
+  authToken?: string;
 }
 
 /** `GET /api/server/health` (liveness) and `GET /api/server/ready` (readiness). Agents: `agent-routes.ts`. */
@@ -31,6 +36,17 @@ export function serverRoutes(options: ServerRoutesOptions = {}): Hono<AppEnv> {
   routes.get(HEALTH_PATH, (c) => c.json(success({ status: 'ok' as const })));
   routes.get(READY_PATH, async (c) => {
     const report = await checkReadiness(options.readiness ?? []);
+    const offered = offeredApiKey({ header: (name) => c.req.header(name) });
+    if (options.authToken && !hasServerToken(offered, options.authToken)) {
+      // A load balancer's probe: up or down, nothing about what is configured or why.
+      return report.ready
+        ? c.json(success({ status: 'ready' as const }))
+        : c.json(failure('UNAVAILABLE', 'Not ready'), 503);
+    }
+    // Details come from probes that repeat what dependencies said (an MCP server's initialize error): redacted.
+    report.checks = report.checks.map((check) =>
+      check.detail === undefined ? check : { ...check, detail: redactText(check.detail) },
+    );
     if (report.ready) return c.json(success({ status: 'ready' as const, checks: report.checks }));
     const failed = report.checks.filter((check) => !check.ok);
     const reasons = failed.map((check) => `${check.name}: ${check.detail ?? 'not ready'}`);

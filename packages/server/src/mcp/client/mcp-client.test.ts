@@ -234,7 +234,7 @@ describe('tools of MCP servers, from outside', () => {
     expect(names?.split(',')).toContain('API_TOKEN');
     expect(names?.split(',')).toContain('PATH');
     expect(names).not.toContain('PARLEY_MCP_LEAK_CHECK_TOKEN');
-    expect(value).toBe('[secret]');
+    expect(value).toBe('[redacted]');
     expect(JSON.stringify(body)).not.toContain('sk-mcp-secret-123');
   });
 

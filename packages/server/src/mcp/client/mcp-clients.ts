@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRuntime, Character } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import type { AgentAbilities } from '../../agents/agent-abilities';
+import { isSecretName, registerSecretValues } from '../../redaction/redact';
 import type { ReadinessProbe } from '../../health/readiness';
 import { McpConnection, type McpConnectionLimits, type McpConnectionState } from './mcp-connection';
 import type { McpServerConfig } from './mcp-settings';
@@ -49,6 +50,8 @@ interface Entry {
 export class McpClients {
   readonly #entries: Entry[] = [];
   #started = false;
+  /** Takes the servers' header and env secrets out of every redaction again (at close). */
+  readonly #unregister: () => void;
 
   constructor(agents: readonly McpAgent[], limits: McpClientLimits, logger: Logger) {
     for (const { agent, servers } of agents) {
@@ -76,6 +79,10 @@ export class McpClients {
         this.#entries.push(entry);
       }
     }
+    // What a server repeats of its own credentials (an error, a log line, readiness) is redacted everywhere.
+    this.#unregister = registerSecretValues(
+      this.#entries.flatMap(({ config }) => secretsOf(config)),
+    );
   }
 
   /** Whether any agent names an MCP server. */
@@ -122,6 +129,7 @@ export class McpClients {
   /** Closes every connection (no more reconnects; stdio servers' processes end). */
   async close(): Promise<void> {
     await Promise.all(this.#entries.map((entry) => entry.connection.close()));
+    this.#unregister();
   }
 
   #onTools(entry: Entry, tools: Tool[]): void {
@@ -162,12 +170,9 @@ export function describeStatus(status: readonly McpServerStatus[]): string {
   return text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL - 1)}…`;
 }
 
-/** Names whose values are secrets (as `secretsOf` reads a character's settings), and every header's value. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PRIVATE|CREDENTIAL|SALT|AUTH|COOKIE/i;
-
 /**
  * The values of a server's configuration no result may show: its headers (and the credentials after a scheme,
- * `Bearer <token>`), and its env values named as secrets.
+ * `Bearer <token>`), and its env values whose names look secret (`isSecretName`).
  */
 export function secretsOf(config: McpServerConfig): string[] {
   if (config.type !== 'stdio') {
@@ -177,6 +182,6 @@ export function secretsOf(config: McpServerConfig): string[] {
     });
   }
   return Object.entries(config.env ?? {})
-    .filter(([name]) => SECRET_NAME.test(name))
+    .filter(([name]) => isSecretName(name))
     .map(([, value]) => value);
 }

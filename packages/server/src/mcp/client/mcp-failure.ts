@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { redactText } from '../../redaction/redact';
 
 /** Longest failure description kept (readiness, logs, the model). */
 const MAX_DESCRIPTION = 200;
@@ -24,9 +25,15 @@ export function classifyMcpFailure(error: unknown): McpFailureKind {
 
 /**
  * A short description of a failure, safe to show in readiness, logs and to the model: an error code or HTTP
- * status and the SDK's words, never a URL (it may carry a token), a stack or a response body.
+ * status and the SDK's words, never a URL (it may carry a token), a stack or a response body. The server's own
+ * words (a JSON-RPC error's message) are redacted as everything that leaves the server is: the credentials it
+ * repeats (its env and header secrets, `Bearer …`, `API_TOKEN=…`) never reach the model, readiness or a log.
  */
 export function describeMcpFailure(error: unknown): string {
+  return cut(redactText(describe(error)));
+}
+
+function describe(error: unknown): string {
   if (error instanceof StreamableHTTPError || error instanceof SseError) {
     return typeof error.code === 'number' && error.code > 0
       ? `HTTP ${error.code}`
@@ -35,21 +42,26 @@ export function describeMcpFailure(error: unknown): string {
   if (error instanceof McpError) {
     if (error.code === (ErrorCode.ConnectionClosed as number)) return 'the connection closed';
     if (error.code === (ErrorCode.RequestTimeout as number)) return 'no answer in time';
-    return cut(error.message.replace(/^MCP error -?\d+: /, ''));
+    return firstLine(error.message.replace(/^MCP error -?\d+: /, ''));
   }
   const cause = (error as { cause?: unknown })?.cause;
   const code = codeOf(error) ?? codeOf(cause);
   if (code !== undefined) return code;
   // fetch's "fetch failed" says why only in its cause ("bad port", "invalid URL"…).
   if (error instanceof Error && cause instanceof Error)
-    return cut(`${error.message}: ${cause.message}`);
-  if (error instanceof Error) return cut(error.message);
+    return firstLine(`${error.message}: ${cause.message}`);
+  if (error instanceof Error) return firstLine(error.message);
   return 'failed';
 }
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
+}
+
+/** The first line, cut only after redaction (a secret cut in two would not be found). */
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
 }
 
 function cut(text: string): string {

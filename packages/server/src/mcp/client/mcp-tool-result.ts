@@ -1,7 +1,7 @@
 import type { ActionResult, HandlerCallback } from '@parley/plugin-sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readBlob } from './mcp-result-blobs';
-import { redact } from '../../reply/tools/tool-output';
+import { redactText } from '../../redaction/redact';
 
 /**
  * Most characters of the attachments (their `data:` URLs) one result posts into the channel: the message's
@@ -55,7 +55,7 @@ export async function toActionResult(
   if (texts.length === 0 && result.structuredContent !== undefined) {
     texts.push(JSON.stringify(result.structuredContent));
   }
-  const clean = (text: string) => redact(text, context.secrets);
+  const clean = (text: string) => redactText(text, context.secrets);
   if (result.isError === true) {
     const text = clean(texts.join('\n').trim());
     return { success: false, error: text || 'The tool reported an error' };

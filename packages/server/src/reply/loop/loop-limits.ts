@@ -1,5 +1,6 @@
 import type { Character } from '@parley/plugin-sdk';
 import type { DEFAULTS } from '../../defaults';
+import { isSecretName, looksLikeSecretValue } from '../../redaction/redact';
 
 /** The bounds of one reply's loop (see `DEFAULTS.agentLoop`). */
 export type AgentLoopLimits = { -readonly [Key in keyof typeof DEFAULTS.agentLoop]: number };
@@ -38,16 +39,22 @@ export function loopLimitsFor(
   return limits;
 }
 
-/** Setting names whose values are secrets, besides everything under `secrets`. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PRIVATE|CREDENTIAL|SALT/i;
-
-/** The values no tool result may show: the character's secrets and its secret-looking settings. */
+/**
+ * The values no tool result (nor log line, error or view) may show: the character's secrets (`secrets`, and
+ * `settings.secrets` of a character built in code) and its secret-looking settings.
+ */
 export function secretsOf(character: Readonly<Character>): string[] {
-  const values = Object.values(character.secrets ?? {});
+  const nested = (character.settings as { secrets?: unknown } | undefined)?.secrets;
+  const values = [
+    ...Object.values(character.secrets ?? {}),
+    ...(typeof nested === 'object' && nested !== null
+      ? Object.values(nested as Record<string, unknown>)
+      : []),
+  ];
   for (const [key, value] of Object.entries(character.settings ?? {})) {
     // Text and numbers (a PIN); an object setting is configuration, not one secret value.
-    if (SECRET_NAME.test(key) && (typeof value === 'string' || typeof value === 'number')) {
-      values.push(String(value));
+    if (isSecretName(key) && (typeof value === 'string' || typeof value === 'number')) {
+      if (looksLikeSecretValue(String(value))) values.push(String(value));
     }
   }
   return values.filter((value): value is string => typeof value === 'string');
@@ -59,7 +66,10 @@ export function serverSecretsOf(
   authToken: string | undefined,
 ): string[] {
   const values = Object.entries(env)
-    .filter(([key, value]) => SECRET_NAME.test(key) && typeof value === 'string')
+    .filter(
+      ([key, value]) =>
+        isSecretName(key) && typeof value === 'string' && looksLikeSecretValue(value),
+    )
     .map(([, value]) => value!);
   return authToken ? [authToken, ...values] : values;
 }

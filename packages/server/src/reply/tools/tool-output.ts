@@ -1,17 +1,3 @@
-/** Secrets shorter than this are not searched for: they would match ordinary words. */
-const MIN_SECRET_LENGTH = 6;
-
-/** `text` with every secret value replaced by `[secret]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let clean = text;
-  for (const secret of secrets) {
-    if (secret.length >= MIN_SECRET_LENGTH && clean.includes(secret)) {
-      clean = clean.split(secret).join('[secret]');
-    }
-  }
-  return clean;
-}
-
 /** `text` cut to at most `limit` characters, with a marker saying how much was left out. */
 export function capText(text: string, limit: number): string {
   if (text.length <= limit) return text;
