@@ -78,6 +78,7 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
   const prompts: ChatMessage[][] = [];
   const slowEnds: ('completed' | 'aborted')[] = [];
   let slowEnded: () => void = () => undefined;
+  let slowStarted: () => void = () => undefined;
 
   beforeAll(async () => {
     upstream = await startFakeOpenAIServer({
@@ -111,6 +112,7 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
       reply: LONG,
       chunkSize: 5,
       chunkDelayMs: 2,
+      onRequest: () => slowStarted(),
       onRequestEnd: (outcome) => {
         slowEnds.push(outcome);
         slowEnded();
@@ -569,6 +571,33 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
     const text = await events.text();
     expect(text).toContain('"code":"CANCELLED"');
     expect((await history(slow, channelId)).map((m) => m.content)).toEqual(['Talk a lot']);
+  });
+
+  it('aborting a non-streamed request cancels its reply too', async () => {
+    slowEnds.length = 0;
+    const started = new Promise<void>((resolve) => (slowStarted = resolve));
+    const ended = new Promise<void>((resolve) => (slowEnded = resolve));
+    const channelId = crypto.randomUUID();
+    const controller = new AbortController();
+    const request = fetch(`${slow.url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-parley-channel-id': channelId,
+      },
+      body: JSON.stringify({
+        model: slow.server.agents.defaultAgent.agentId,
+        messages: [{ role: 'user', content: 'Answer slowly' }],
+      }),
+    }).catch((error: unknown) => error);
+    await started;
+    controller.abort();
+    expect(await request).toMatchObject({ name: 'AbortError' });
+    await ended;
+    expect(slowEnds).toEqual(['aborted']);
+    expect((await history(slow, channelId)).map((m) => m.content)).toEqual(['Answer slowly']);
   });
 
   it('the AI SDK’s OpenAI-compatible provider holds the conversation too, with generateText and streamText', async () => {
