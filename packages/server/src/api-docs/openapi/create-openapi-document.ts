@@ -14,6 +14,7 @@ import { AGENT_OPERATIONS } from './agent-operations';
 import { SESSION_OPERATIONS } from './session-operations';
 import { ATTACHMENT_OPERATIONS } from './attachment-operations';
 import { CHANNEL_OPERATIONS } from './channel-operations';
+import { RECEIPT_OPERATIONS } from './receipt-operations';
 import { MCP_OPERATIONS } from './mcp-operations';
 import {
   OPENAI_ERROR_SCHEMA_NAME,
@@ -165,6 +166,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   const documented = [
     ...BUILT_IN_OPERATIONS,
     ...CHANNEL_OPERATIONS,
+    ...RECEIPT_OPERATIONS,
     ...AGENT_OPERATIONS,
     ...SESSION_OPERATIONS,
     ...ATTACHMENT_OPERATIONS,
