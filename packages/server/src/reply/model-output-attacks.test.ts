@@ -305,6 +305,94 @@ describe('odd tool calls from a hostile model', () => {
   });
 });
 
+describe('one id in every step of a reply, from a hostile model', () => {
+  let upstream: FakeOpenAIServer;
+  let loop: LoopFixture;
+  let ran = 0;
+
+  beforeAll(async () => {
+    // Two steps, each one call that waits for approval, both under the id `same`; then an answer.
+    upstream = await startFakeOpenAIServer({
+      events: (body) => {
+        const results = (body.messages as { role: string }[]).filter(
+          (message) => message.role === 'tool',
+        ).length;
+        return results < 2
+          ? toToolCallEvents([{ id: 'same', name: 'GUARDED', arguments: '{}' }])
+          : toSseEvents(`Done after ${results} results`, 64);
+      },
+    });
+    loop = await startLoopServer(
+      () => [
+        defineAction({
+          name: 'GUARDED',
+          description: 'runs once a person approves',
+          needsApproval: true,
+          handler: () => {
+            ran += 1;
+            return { success: true, text: `guarded ran ${ran}` };
+          },
+        }),
+      ],
+      {
+        model: createOpenAICompatibleModel({ baseUrl: upstream.url, model: 'fake' }),
+        approvals: { timeoutMs: 60_000, sweepMs: 100 },
+      },
+    );
+  });
+  afterAll(async () => {
+    await loop.test[Symbol.asyncDispose]();
+    await upstream.close();
+  });
+
+  it("a later step's call gets its own id: both approvals are made, decided, and the reply completes", async () => {
+    const response = await loop.send(loop.channel(), { text: 'go', mode: 'sync' });
+    expect(response.status).toBe(202);
+    const { replyId, awaitingApproval } = (await response.json()) as {
+      replyId: string;
+      awaitingApproval: { toolCallId: string }[];
+    };
+    expect(awaitingApproval.map((each) => each.toolCallId)).toEqual(['same']);
+    const decide = (toolCallId: string) =>
+      fetch(`${loop.test.url}/api/messaging/replies/${replyId}/approvals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ toolCallId, approved: true }),
+      });
+    expect((await decide('same')).status).toBe(202);
+    // The second step's call waits under an id of its own: read the reply's events until its request comes.
+    const stream = await fetch(`${loop.test.url}/api/messaging/replies/${replyId}/events`);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let second: string | undefined;
+    while (second === undefined) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      const seen = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2));
+      // A reply that failed or ended instead is the defect: stop reading and let the assertions say so.
+      if (seen.some((event) => event.event === 'error' || event.event === 'done')) break;
+      second = seen
+        .filter((event) => event.event === 'approval_request')
+        .map((event) => (event.data as { toolCallId: string }).toolCallId)
+        .find((id) => id !== 'same');
+    }
+    await reader.cancel();
+    expect(second).toMatch(/^call_[\w-]+$/);
+    expect((await decide(second!)).status).toBe(202);
+    const events = parseSse(
+      await (await fetch(`${loop.test.url}/api/messaging/replies/${replyId}/events`)).text(),
+    );
+    const done = events.find((event) => event.event === 'done')?.data as {
+      text: string;
+      toolCalls: { toolCallId: string }[];
+    };
+    expect(done.text).toBe('Done after 2 results');
+    expect(done.toolCalls.map((call) => call.toolCallId)).toEqual(['same', second]);
+    expect(ran).toBe(2);
+  });
+});
+
 /** A tool message's content as text. */
 function lastContentOf(content: unknown): string {
   return typeof content === 'string' ? content : JSON.stringify(content ?? '');

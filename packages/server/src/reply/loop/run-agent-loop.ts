@@ -106,7 +106,9 @@ export async function runAgentLoop(
     stream.addUsage(last.usage);
     // At most MAX_TOOL_CALLS_PER_REPLY calls in all: what a reply records and clients accept.
     const room = MAX_TOOL_CALLS_PER_REPLY - progress.records.length;
-    const calls = offered.length > 0 ? callsOf(last, offered, model.callsTools, step) : [];
+    // Ids already used in this reply are not used again (records, approvals and clients key calls by id).
+    const calls =
+      offered.length > 0 ? callsOf(last, offered, model.callsTools, step, progress.records) : [];
     if (calls.length === 0) {
       chunks.flush();
       return { kind: 'answered', last };

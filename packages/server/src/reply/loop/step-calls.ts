@@ -40,8 +40,9 @@ export function callsOf(
   offered: readonly AgentAction[],
   callsTools: boolean,
   index: number,
+  earlier: readonly { toolCallId: string }[] = [],
 ): ToolCallRequest[] {
-  if (step.toolCalls.length > 0) return normaliseCalls(step.toolCalls);
+  if (step.toolCalls.length > 0) return normaliseCalls(step.toolCalls, earlier);
   if (callsTools && !isResponseDocument(step.raw)) return [];
   const named = namedCalls(step.actions);
   if (named.length === 0) return [];
@@ -62,6 +63,7 @@ export function callsOf(
           {},
       };
     }),
+    earlier,
   );
 }
 
@@ -77,13 +79,17 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
  * A step's calls as the rest of the loop may trust them: an id that is empty, longer than
- * {@link MAX_TOOL_CALL_ID_LENGTH}, holds anything but letters, digits and `_.:-`, or repeats an earlier id of the
- * step is replaced by a server-made one (`call_…`); that id is the call's everywhere after (its parts, records,
- * approval, and the model's next turn, whose call and result then pair under it). A tool name's control
- * characters become U+FFFD (so `ECHO\0` is an unknown tool, not ECHO) and it is cut to the names' bound.
+ * {@link MAX_TOOL_CALL_ID_LENGTH}, holds anything but letters, digits and `_.:-`, or repeats an id of the step or
+ * of the reply's `earlier` calls is replaced by a server-made one (`call_…`); that id is the call's everywhere
+ * after (its parts, records, approval, and the model's next turn, whose call and result then pair under it). A
+ * tool name's control characters become U+FFFD (so `ECHO\0` is an unknown tool, not ECHO) and it is cut to the
+ * names' bound.
  */
-export function normaliseCalls(calls: readonly ToolCallRequest[]): ToolCallRequest[] {
-  const used = new Set<string>();
+export function normaliseCalls(
+  calls: readonly ToolCallRequest[],
+  earlier: readonly { toolCallId: string }[] = [],
+): ToolCallRequest[] {
+  const used = new Set(earlier.map((call) => call.toolCallId));
   return calls.map((call) => {
     let id = typeof call.toolCallId === 'string' ? call.toolCallId : '';
     if (id.length > MAX_TOOL_CALL_ID_LENGTH || !PLAIN_ID.test(id) || used.has(id)) {
