@@ -137,6 +137,13 @@ export interface Action<Params = Record<string, unknown>> {
    * part until the call is approved, denied or the request expires; a denial reaches the model as the call's result.
    */
   needsApproval?: boolean | NeedsApproval<Params>;
+  /**
+   * Whether running a call twice does no more than running it once (default: false). It matters for calls that
+   * were approved: the server records that such a call started before its handler runs, and when the process
+   * running it dies and another takes the reply over, a call that started is not run again: the model is told
+   * its outcome is unknown. An idempotent action's call is run again instead.
+   */
+  idempotent?: boolean;
 }
 
 /** Decides per call whether it needs a person's approval. */

@@ -226,6 +226,22 @@ export class ApprovalStore {
     );
   }
 
+  /**
+   * Records, durably, that an approved call's handler is about to run; false when it had started already (a
+   * continuation of a process that died after starting it). Called before the handler runs, never after.
+   */
+  async markStarted(replyId: string, toolCallId: string): Promise<boolean> {
+    const result = await storageCall('approval start', () =>
+      sql`UPDATE approval_requests SET started_at = now()
+          WHERE reply_id = ${replyId}::uuid AND tool_call_id = ${toolCallId}
+            AND started_at IS NULL`.execute(this.#db),
+    );
+    const first = Number(result.numAffectedRows ?? 0) === 1;
+    // On the embedded database, the mark must outlive a crash before the handler runs.
+    if (first) await this.#sync();
+    return first;
+  }
+
   /** The decisions of a reply's requests. */
   async decisions(replyId: string): Promise<StoredDecision[]> {
     const rows = await storageCall('approval decisions', () =>

@@ -255,6 +255,16 @@ const migrations: Record<string, Migration> = {
       await carryTraceContextToDeliveries(db);
     },
   },
+  '0021_approval_started': {
+    // When an approved call's handler started, written before it runs: a continuation taken over from a process
+    // that died never runs a started call again (unless its action is idempotent). Null: not started.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('approval_requests')
+        .addColumn('started_at', 'timestamptz')
+        .execute();
+    },
+  },
   '0022_receipts': {
     // Signed receipts of replies and tombstones of deleted ones, chained per agent and channel, and the agent
     // registrations that vouch for their keys (see receipts/receipt-tables.ts).

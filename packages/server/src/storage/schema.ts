@@ -147,6 +147,8 @@ export interface ApprovalRequestTable {
   decision: string | null;
   reason: string | null;
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  /** When an approved call's handler started (written before it runs); null: not started. */
+  started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** `managed_agents`: agents created at run time (`character` set) and the state of configured ones (null). */

@@ -13,7 +13,12 @@ import {
   type PausedStep,
 } from '../loop/run-agent-loop';
 import type { ReplyStream } from '../parts/reply-stream';
-import { runToolCall, type ToolCallOutcome } from '../tools/run-tool-call';
+import {
+  runToolCall,
+  type ToolCallOutcome,
+  type ToolCallRequest,
+  type ToolRunContext,
+} from '../tools/run-tool-call';
 import { assembleStep, shownInput, writeResult } from '../tools/run-tool-step';
 
 /** Where paused replies are kept, and how long a request waits. */
@@ -121,7 +126,7 @@ export async function settlePausedStep(
       const decided = decisionOf(call.toolCallId);
       const outcome =
         decided?.decision === 'approved'
-          ? await limit(() => runToolCall(call, toolContext))
+          ? await limit(() => runApproved(context, stream, call, toolContext))
           : { input: shownInput(call.input), error: refusalOf(decided) };
       writeResult(stream, call, outcome, paused.step);
       return outcome;
@@ -130,6 +135,36 @@ export async function settlePausedStep(
   completeStep(progress, paused.content, assembleStep(paused.calls, outcomes));
   progress.step += 1;
   context.signal.throwIfAborted();
+}
+
+/** What the model reads for an approved call that started on a process that stopped before it finished. */
+export const OUTCOME_UNKNOWN =
+  'The outcome of this call is unknown: it started, but the server process running it stopped before it ' +
+  'finished; it was not run again';
+
+/**
+ * Runs an approved call at most once across processes: its start is recorded in the database before its
+ * handler runs, and a continuation that finds it started (the process that ran it died) does not run it again
+ * but gives the model {@link OUTCOME_UNKNOWN}, unless its action declares itself `idempotent`.
+ */
+async function runApproved(
+  context: ModelReplyContext,
+  stream: ReplyStream,
+  call: ToolCallRequest,
+  toolContext: ToolRunContext,
+): Promise<ToolCallOutcome> {
+  const found = toolContext.findAction(call.toolName);
+  const store = context.pauses?.store;
+  if (found && store && !(await store.markStarted(stream.replyId, call.toolCallId))) {
+    if (found.action.idempotent !== true) {
+      return {
+        input: shownInput(call.input),
+        actionName: found.action.name,
+        error: OUTCOME_UNKNOWN,
+      };
+    }
+  }
+  return runToolCall(call, toolContext);
 }
 
 /** What the model reads for a call that did not run for want of approval. */
