@@ -2,6 +2,7 @@ import { isErrorCode, type ParleyError } from '@parley/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { logError, toParleyError } from '../errors/to-parley-error';
+import { redactText, redactValue } from '../redaction/redact';
 import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 
@@ -36,7 +37,11 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   const parleyError = logRequestError(error, c);
   const code = isErrorCode(parleyError.code) ? parleyError.code : 'INTERNAL';
   const status = parleyError.status as ContentfulStatusCode;
-  const response = c.json(failure(code, parleyError.message, parleyError.details), status);
+  // What an error says leaves the server: redacted as every value that leaves it is.
+  const response = c.json(
+    failure(code, redactText(parleyError.message), redactValue(parleyError.details)),
+    status,
+  );
   // A database outage is temporary: tell well-behaved clients when to come back.
   if (parleyError.code === 'UNAVAILABLE') response.headers.set('Retry-After', '1');
   return response;

@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read as the wire gives them */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { ParleyError } from '@parley/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopServer, type LoopFixture } from '../../test/agent-loop-fixture';
 import {
@@ -9,6 +11,7 @@ import {
   memoryLogger,
   waitFor,
 } from '../../test/mcp-fixtures/mcp-test-kit';
+import { ScriptedModel } from '../../test/scripted-model';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { startReceiver, until, type Receiver } from '../webhooks/test-support';
 
@@ -265,5 +268,60 @@ describe('GET /api/server/ready with a token set, and an MCP server whose initia
     const lines = JSON.stringify(logs.lines());
     expect(lines).toContain('upstream refused');
     expectNoSecret(lines, 'the logs');
+  });
+});
+
+describe('a reply that fails with a provider error repeating a credential', () => {
+  it('keeps it out of the HTTP answer, the reply.failed webhook and the logs', async () => {
+    const receiver = await startReceiver(() => ({ status: 200 }));
+    const model = new ScriptedModel();
+    const credential = 'sk-provider-4f5e6d7c8b';
+    model.behaviour = {
+      fail: new ParleyError(
+        'MODEL_ERROR',
+        `upstream 401 for Authorization: Bearer ${credential} at https://bot:${SECRET.dbPassword}@api.example/v1?key=${SECRET.queryKey}`,
+      ),
+    };
+    const logs = memoryLogger();
+    await using test = await startTestServer({
+      model,
+      logger: logs.logger,
+      webhooks: { privateTargets: ['127.0.0.1'], pollMs: 20, retryDelaysMs: [30] },
+    });
+    try {
+      const subscribed = await fetch(`${test.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, events: ['reply.failed'] }),
+      });
+      expect(subscribed.status).toBe(201);
+      const answer = await fetch(`${test.url}/api/messaging/channels/${randomUUID()}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'hello?', entityId: 'user-1', mode: 'sync' }),
+      });
+      expect(answer.status).toBe(502);
+      const text = await answer.text();
+      expect(text).toContain('Bearer [redacted]');
+      const [delivered] = await until(
+        () => receiver.received,
+        (requests) => requests.length >= 1,
+      );
+      const event = JSON.parse(delivered!.body) as {
+        type: string;
+        data: { error: { message: string } };
+      };
+      expect(event.type).toBe('reply.failed');
+      // Readable, without the credential: its shape (`Bearer`, a URL's password, `?key=`) gives it away.
+      expect(event.data.error.message).toBe(
+        'upstream 401 for Authorization: Bearer [redacted] at https://bot:[redacted]@api.example/v1?key=[redacted]',
+      );
+      for (const where of [text, delivered!.body, JSON.stringify(logs.lines())]) {
+        expect(where).not.toContain(credential);
+        expectNoSecret(where, 'a failed reply');
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 });

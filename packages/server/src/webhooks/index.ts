@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type ReplyPartHandlers, type ToolCallRecord, handlePart } from '../reply/parts/reply-part';
 import type { ReplyConsumer } from '../reply/parts/reply-stream';
+import { redactText } from '../redaction/redact';
 import type { DatabaseSchema } from '../storage/schema';
 import { WebhookSender } from './send-webhook';
 import { TargetPolicy } from './target-policy';
@@ -125,12 +126,15 @@ export function createWebhooks(
           void record('reply.awaiting_approval', event);
         },
         error: (part) => {
+          // Error texts leave the server here: redacted as every error is (a tool's or a dependency's words).
           const event = {
             channelId: reply.channelId,
             replyId: reply.replyId,
             messageId: reply.inReplyTo,
-            error: { code: part.code, message: part.message },
-            toolCalls,
+            error: { code: part.code, message: redactText(part.message) },
+            toolCalls: toolCalls.map((call) =>
+              call.error === undefined ? call : { ...call, error: redactText(call.error) },
+            ),
           };
           void record('reply.failed', event);
         },
