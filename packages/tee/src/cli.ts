@@ -51,14 +51,14 @@ export function quoteBytesOf(content: Buffer): Uint8Array {
   return content;
 }
 
-/** The registration quote a receipt file carries (for `--pccs`), or undefined. */
+/** The registration quote a receipt file (or a page of receipts) carries, for `--pccs`; or undefined. */
 function receiptQuoteOf(text: string): Uint8Array | undefined {
+  type Registration = { attestation?: unknown };
+  type Content = { attestation?: Registration; attestations?: Registration[] };
   try {
-    const json = JSON.parse(text) as {
-      attestation?: { attestation?: unknown };
-      data?: { attestation?: { attestation?: unknown } };
-    };
-    const quote = json.attestation?.attestation ?? json.data?.attestation?.attestation;
+    const json = JSON.parse(text) as Content & { data?: Content };
+    const content = json.data ?? json;
+    const quote = content.attestation?.attestation ?? content.attestations?.[0]?.attestation;
     return typeof quote === 'string' ? quoteBytesOf(Buffer.from(quote)) : undefined;
   } catch {
     return undefined;
