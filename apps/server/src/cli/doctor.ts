@@ -32,6 +32,8 @@ export async function runDoctor(argv: readonly string[]): Promise<number> {
   try {
     config = await loadConfig({ env: process.env, argv, cwd: process.cwd() });
     print({ status: 'ok', message: 'settings are valid' });
+    // What became of each elizaOS plugin the characters list (replaced by Parley's own, or the model's settings).
+    for (const note of config.notes) print({ status: 'ok', message: note });
     for (const warning of config.warnings) {
       print({ status: 'warn', message: warning, fix: 'rename or remove it' });
     }
