@@ -22,6 +22,7 @@ import sync from './scenarios/sync.mjs';
 import toolReply from './scenarios/tool-reply.mjs';
 import tracing from './scenarios/tracing.mjs';
 import approvalReply from './scenarios/approval-reply.mjs';
+import openaiReply from './scenarios/openai-reply.mjs';
 
 const SCENARIOS = [
   sync,
@@ -38,6 +39,7 @@ const SCENARIOS = [
   toolReply,
   tracing,
   approvalReply,
+  openaiReply,
 ];
 
 const USAGE = `usage: node bench/run.mjs [scenario…] [options]

@@ -1,13 +1,17 @@
 // Child process: one client sending requests one after the other (the next leaves when the previous answer
 // is complete), timing each. `mode` is `sync` (time to the whole answer) or `stream` (time to the first
-// `event: chunk`, and to the end of the stream). With `expectToolCalls` (sync), a reply counts only when it made
-// that many tool calls.
+// `event: chunk`, and to the end of the stream); `openai` and `openai-stream` are the same against
+// `/v1/chat/completions` (the first chunk is the first one with content). With `expectToolCalls` (sync), a reply
+// counts only when it made that many tool calls. `headers` are sent with every request.
 import http from 'node:http';
 import { childConfig } from './child.mjs';
 import { cpuMark, cpuPercentSince, msSince } from './stats.mjs';
 
-const { url, path, body, mode, warmupRequests, durationMs, maxRequests, expectToolCalls } =
+const { url, path, body, mode, warmupRequests, durationMs, maxRequests, expectToolCalls, headers } =
   childConfig();
+const streamed = mode === 'stream' || mode === 'openai-stream';
+/** What the first chunk of text looks like in each streamed mode. */
+const FIRST_CHUNK = mode === 'openai-stream' ? /"delta":\{"content":"[^"]/ : /event: chunk/;
 const target = new URL(path, url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const payload = Buffer.from(JSON.stringify(body));
@@ -22,22 +26,28 @@ function send() {
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': payload.length },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': payload.length,
+        },
       },
       (response) => {
         response.setEncoding('utf8');
         response.on('data', (data) => {
           if (firstChunkMs !== undefined) return;
           text += data;
-          if (mode === 'stream' && text.includes('event: chunk')) firstChunkMs = msSince(start);
+          if (streamed && FIRST_CHUNK.test(text)) firstChunkMs = msSince(start);
         });
         response.on('end', () => {
           const totalMs = msSince(start);
           // A request counts only when the agent really answered: a reply with text, or a streamed chunk.
           let answered;
           let toolCalls;
-          if (mode === 'stream') answered = firstChunkMs !== undefined;
-          else {
+          if (streamed) answered = firstChunkMs !== undefined;
+          else if (mode === 'openai') {
+            answered = (JSON.parse(text).choices?.[0]?.message?.content ?? '') !== '';
+          } else {
             const reply = JSON.parse(text).agentResponse;
             answered = reply?.text !== '';
             toolCalls = reply?.toolCalls?.length ?? 0;
