@@ -33,6 +33,16 @@ const weather: Plugin = {
         text: `${String(options?.parameters?.city)}: hot`,
       }),
     }),
+    defineAction({
+      name: 'DEPLOY',
+      description: 'Deploys the app',
+      parameters: { type: 'object', properties: { target: { type: 'string' } } },
+      needsApproval: true,
+      handler: (_runtime, _message, _state, options) => ({
+        success: true,
+        text: `Deployed to ${String(options?.parameters?.target)}`,
+      }),
+    }),
   ],
 };
 
@@ -95,6 +105,12 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
           });
         }
         const text = textOf(last);
+        if (tools && /deploy/i.test(text)) {
+          return toToolCallEvents(
+            [{ id: 'call_deploy', name: 'DEPLOY', arguments: '{"target":"prod"}' }],
+            { usage: { prompt_tokens: 13, completion_tokens: 3 } },
+          );
+        }
         if (tools && /weather/i.test(text)) {
           return toToolCallEvents(
             [{ id: 'call_1', name: 'LOOKUP', arguments: '{"city":"Paris"}' }],
@@ -298,6 +314,41 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
     expect(content.indexOf('[tool LOOKUP')).toBeLessThan(content.indexOf('The tool said'));
     expect(completion.choices[0]!.message.tool_calls).toBeUndefined();
     expect(completion.usage).toEqual({ prompt_tokens: 33, completion_tokens: 8, total_tokens: 41 });
+  });
+
+  it('a call that needs approval ends the answer with a note; approved through the channel API, the reply goes on', async () => {
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: agentId,
+        stream: true,
+        messages: [{ role: 'user', content: 'Please deploy' }],
+      })
+      .withResponse();
+    let text = '';
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish ??= chunk.choices[0]?.finish_reason;
+    }
+    const replyId = response.headers.get('x-parley-reply-id')!;
+    const channelId = response.headers.get('x-parley-channel-id')!;
+    expect(text).toContain('[waiting for a person to approve DEPLOY');
+    expect(text).toContain(`/api/messaging/replies/${replyId}/approvals`);
+    expect(finish).toBe('stop');
+    const decided = await fetch(`${test.url}/api/messaging/replies/${replyId}/approvals`, {
+      method: 'POST',
+      headers: { 'x-api-key': TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ toolCallId: 'call_deploy', approved: true }),
+    });
+    expect(decided.status).toBe(202);
+    // The reply goes on and is stored in the conversation's channel.
+    const events = await fetch(`${test.url}/api/messaging/replies/${replyId}/events`, {
+      headers: { 'x-api-key': TOKEN },
+    });
+    expect(await events.text()).toContain('Deployed to prod');
+    const contents = (await history(test, channelId)).map((m) => m.content);
+    expect(contents[0]).toBe('Please deploy');
+    expect(contents.at(-1)).toContain('The tool said');
   });
 
   it('a conversation named by `user` (or metadata.conversation_id) keeps one channel; another name has its own', async () => {
