@@ -13,6 +13,7 @@ import {
 } from '../../test/mcp-fixtures/mcp-test-kit';
 import { ScriptedModel } from '../../test/scripted-model';
 import { startTestServer, type TestServer } from '../../test/test-server';
+import { probeMcpServers } from '../mcp/client/probe-mcp-servers';
 import { startReceiver, until, type Receiver } from '../webhooks/test-support';
 
 /** The hostile MCP server: repeats its credentials in JSON-RPC errors and on stderr. */
@@ -323,5 +324,31 @@ describe('a reply that fails with a provider error repeating a credential', () =
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('parley doctor probing an MCP server whose initialize repeats its credentials', () => {
+  it('reports why it is down without them', async () => {
+    const [result, ...more] = await probeMcpServers([
+      {
+        name: 'Probed',
+        settings: {
+          mcp: {
+            servers: {
+              vault: {
+                type: 'stdio',
+                command: process.execPath,
+                args: [LEAKY, 'init-fails'],
+                env: { API_TOKEN: SECRET.mcpToken, UPSTREAM_HINT: SECRET.hint },
+              },
+            },
+          },
+        },
+      },
+    ]);
+    expect(more).toEqual([]);
+    expect(result).toMatchObject({ agent: 'Probed', server: 'vault', ok: false });
+    expect(result!.error).toContain('upstream refused');
+    expectNoSecret(result!.error!, 'the probe');
   });
 });

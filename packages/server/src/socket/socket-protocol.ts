@@ -15,6 +15,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
 import { logError, toParleyError } from '../errors/to-parley-error';
+import { redactText } from '../redaction/redact';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from '../guards/token-bucket';
@@ -74,7 +75,8 @@ export function serveSocketProtocol(
     const parleyError = toParleyError(error);
     markFailed(parleyError.code);
     logError(logger, parleyError, { socketId: socket.id });
-    const body = { code: parleyError.code, message: parleyError.message };
+    // What an error says leaves the server: redacted as every value that leaves it is.
+    const body = { code: parleyError.code, message: redactText(parleyError.message) };
     const answer = ackOf(ack);
     if (answer) answer({ status: 'error', error: body });
     else socket.emit('messageError', body);

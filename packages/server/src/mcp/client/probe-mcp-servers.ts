@@ -2,7 +2,9 @@ import type { Character } from '@parley/plugin-sdk';
 import { createLogger } from '../../logger';
 import { DEFAULTS } from '../../defaults';
 import { McpConnection } from './mcp-connection';
+import { secretsOf } from './mcp-clients';
 import { mcpServersOf } from './mcp-settings';
+import { registerSecretValues } from '../../redaction/redact';
 
 /** What one MCP server of one agent answered to a probe. */
 export interface McpProbeResult {
@@ -25,6 +27,10 @@ export async function probeMcpServers(
   timeoutMs: number = DEFAULTS.mcp.connectTimeoutMs,
 ): Promise<McpProbeResult[]> {
   const logger = createLogger('silent');
+  // What a server repeats of its own credentials in its error is redacted, as in a running server.
+  const unregister = registerSecretValues(
+    characters.flatMap((character) => mcpServersOf(character).flatMap(secretsOf)),
+  );
   const probes = characters.flatMap((character) =>
     mcpServersOf(character).map(async (config): Promise<McpProbeResult> => {
       let tools = 0;
@@ -45,5 +51,9 @@ export async function probeMcpServers(
       }
     }),
   );
-  return Promise.all(probes);
+  try {
+    return await Promise.all(probes);
+  } finally {
+    unregister();
+  }
 }
