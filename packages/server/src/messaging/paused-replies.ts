@@ -175,6 +175,13 @@ export class PausedReplies {
     return ended ? paused : undefined;
   }
 
+  /** Where the paused reply `replyId` stands (undefined: none, or one of another channel when given). */
+  async statusOf(replyId: string, channelId?: string): Promise<PausedReply['status'] | undefined> {
+    const paused = await this.#options.store.get(replyId);
+    if (!paused || (channelId !== undefined && paused.channelId !== channelId)) return undefined;
+    return paused.status;
+  }
+
   async #track(stream: ReplyStream, signal?: AbortSignal): Promise<void> {
     const { followPollMs, store } = this.#options;
     while (!stream.final && !signal?.aborted && !this.#options.stopped()) {

@@ -17,6 +17,13 @@ export interface ReplyCancelOptions {
   isReply: (message: StoredMessage) => boolean;
 }
 
+/**
+ * How many more looks a cancel takes for a reply whose approvals were just decided, and how far apart: its
+ * continuation registers within a few statements of the claim, on this process or another.
+ */
+const CONTINUATION_LOOKS = 40;
+const CONTINUATION_LOOK_MS = 25;
+
 /** Cancels of replies: running here, in another process of the cluster, or waiting for approvals. */
 export class ReplyCancel {
   readonly #options: ReplyCancelOptions;
@@ -25,8 +32,38 @@ export class ReplyCancel {
     this.#options = options;
   }
 
-  /** See `MessagingService.cancelReply`. */
+  /**
+   * See `MessagingService.cancelReply`. A reply that paused for approvals and was just decided is, for a moment,
+   * neither waiting nor running anywhere (claimed, its continuation not yet registered): the cancel looks again
+   * until it finds it running (and cancels it) or ended, and answers CONFLICT if it still cannot; it never
+   * answers NOT_FOUND for a reply that exists.
+   */
   async cancelReply(replyId: string, channelId?: string): Promise<void> {
+    let outcome = await this.#cancelOnce(replyId, channelId);
+    for (let look = 0; outcome === 'unknown' && look < CONTINUATION_LOOKS; look += 1) {
+      const status = await this.#options.paused()?.statusOf(replyId, channelId);
+      if (status === undefined) break;
+      if (status === 'ended') {
+        outcome = 'ended';
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, CONTINUATION_LOOK_MS));
+      outcome = await this.#cancelOnce(replyId, channelId);
+    }
+    if (outcome === 'unknown' && (await this.#options.paused()?.statusOf(replyId, channelId))) {
+      throw new ParleyError(
+        'CONFLICT',
+        `Reply ${replyId} is going on after its approvals and could not be stopped yet; cancel it again`,
+      );
+    }
+    if (outcome === 'unknown') throw new ParleyError('NOT_FOUND', `No reply ${replyId}`);
+    if (outcome === 'ended') {
+      throw new ParleyError('CONFLICT', `Reply ${replyId} already ended or is being stored`);
+    }
+  }
+
+  /** One look everywhere a reply can be: here, the other processes, waiting for approvals, stored. */
+  async #cancelOnce(replyId: string, channelId?: string): Promise<CancelOutcome> {
     const { peers, store, isReply } = this.#options;
     let outcome = this.cancelHere(replyId, channelId);
     if (outcome === 'unknown' && peers) {
@@ -47,10 +84,7 @@ export class ReplyCancel {
         outcome = 'ended';
       }
     }
-    if (outcome === 'unknown') throw new ParleyError('NOT_FOUND', `No reply ${replyId}`);
-    if (outcome === 'ended') {
-      throw new ParleyError('CONFLICT', `Reply ${replyId} already ended or is being stored`);
-    }
+    return outcome;
   }
 
   /** See `MessagingService.cancelHere`. */
