@@ -205,6 +205,28 @@ export interface ServerOptions {
   captureMessageContent?: boolean;
 }
 
+/**
+ * Registers an agent's secrets (its character's `secrets` and secret-looking settings) with the one redaction for
+ * as long as its runtime runs: created at start or at run time (`POST /api/agents`), until it is replaced,
+ * deleted or the server stops (`stopServices`). Log lines, errors and views of the whole process then never show
+ * them, whichever agent's path they cross.
+ */
+function withRedactedSecrets(
+  profile: AgentProfile,
+  runtime: ParleyAgentRuntime,
+): ParleyAgentRuntime {
+  const unregister = registerSecretValues(secretsOf(profile.character));
+  const stopServices = runtime.stopServices.bind(runtime);
+  runtime.stopServices = async () => {
+    try {
+      await stopServices();
+    } finally {
+      unregister();
+    }
+  };
+  return runtime;
+}
+
 /** A running (or ready-to-run) Parley server. */
 export interface ParleyServer {
   /** The hono app; more routes may be added before `start()`. */
@@ -322,11 +344,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     captureContent: options.captureMessageContent ?? capturesMessageContent(env),
   });
   const serverSecrets = serverSecretsOf(env, options.authToken);
-  // Every redaction of this process (logs, errors, readiness, views, webhooks) removes these values too.
-  const unregisterSecrets = registerSecretValues([
-    ...serverSecrets,
-    ...(options.characters ?? []).flatMap((character) => secretsOf(character)),
-  ]);
+  // Every redaction of this process (logs, errors, readiness, views, webhooks) removes these values too (each
+  // agent's own: `withRedactedSecrets`, for as long as its runtime runs).
+  const unregisterSecrets = registerSecretValues(serverSecrets);
   const agentLoop: AgentLoopLimits = { ...DEFAULTS.agentLoop, ...options.agentLoop };
   const idempotencyLimits = { ...DEFAULTS.idempotency, ...options.idempotency };
   const idempotencyStore = new IdempotencyStore(database.db, {
@@ -399,12 +419,14 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       providerTimeoutMs: agentLoop.providerTimeoutMs,
       components,
     });
-  const agents = profiles.map(makeRuntime);
+  // Each runtime, made at start or at run time, has its secrets redacted everywhere while it runs.
+  const runtimeOf = (profile: AgentProfile) => withRedactedSecrets(profile, makeRuntime(profile));
+  const agents = profiles.map(runtimeOf);
   const agentManager: AgentManager = new AgentManager(
     {
       profiles,
       runtimes: agents,
-      makeRuntime,
+      makeRuntime: runtimeOf,
       store: new ManagedAgentStore(database.db, () => database.sync()),
       logger,
       ...(clustered ? { notify: serveAgentChanges(io, () => agentManager, logger) } : {}),

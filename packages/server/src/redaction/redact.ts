@@ -97,6 +97,13 @@ export function looksLikeSecretValue(value: string): boolean {
 
 // ---- known values ------------------------------------------------------------------------------------------
 
+/**
+ * Most distinct values registered at once: every text is searched for each, so the list is bounded (100 agents of
+ * 64 KiB characters could otherwise make every log line search for hundreds of thousands). Beyond it, a value is
+ * still found by its name and shape, not by value.
+ */
+const MAX_REGISTERED = 10_000;
+
 const registered = new Map<string, number>();
 let registeredList: string[] = [];
 
@@ -114,6 +121,7 @@ export function registerSecretValues(values: Iterable<unknown>): () => void {
     const text = typeof value === 'number' ? String(value) : value;
     if (typeof text !== 'string' || text.trim().length < MIN_SECRET_LENGTH) continue;
     const secret = text.trim();
+    if (!registered.has(secret) && registered.size >= MAX_REGISTERED) continue;
     registered.set(secret, (registered.get(secret) ?? 0) + 1);
     added.push(secret);
   }

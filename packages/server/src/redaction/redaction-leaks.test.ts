@@ -352,3 +352,36 @@ describe('parley doctor probing an MCP server whose initialize repeats its crede
     expectNoSecret(result!.error!, 'the probe');
   });
 });
+
+describe('an agent created at run time', () => {
+  it('has its secrets redacted from errors and logs while it runs', async () => {
+    const key = 'rt-provider-key-5e6f7a8b';
+    const model = new ScriptedModel();
+    model.behaviour = {
+      fail: new ParleyError('MODEL_ERROR', `the provider revoked ${key} for this agent`),
+    };
+    const logs = memoryLogger();
+    await using test = await startTestServer({
+      model,
+      logger: logs.logger,
+      agentManagement: { enabled: true, maxAgents: 4, maxCharacterBytes: 4096 },
+    });
+    const created = await fetch(`${test.url}/api/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ characterJson: { name: 'Runtime', secrets: { PROVIDER: key } } }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = ((await created.json()) as { data: { id: string } }).data;
+    const answer = await fetch(`${test.url}/api/messaging/channels/${randomUUID()}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hi', entityId: 'user-1', agentId: id, mode: 'sync' }),
+    });
+    expect(answer.status).toBe(502);
+    const text = await answer.text();
+    expect(text).toContain('the provider revoked [redacted]');
+    expect(text).not.toContain(key);
+    expect(JSON.stringify(logs.lines())).not.toContain(key);
+  });
+});
