@@ -109,3 +109,56 @@ describe('the OpenAI face behind the guards, with a failing model', () => {
     expect(channel.status).toBe(429);
   });
 });
+
+describe('the OpenAI face against text the database cannot store', () => {
+  let test: TestServer;
+  let agentId: string;
+  beforeAll(async () => {
+    test = await startTestServer({ authToken: TOKEN });
+    agentId = test.server.agents.defaultAgent.agentId;
+  });
+  afterAll(async () => {
+    await test?.[Symbol.asyncDispose]();
+  });
+
+  it('text the database cannot store is a 400 naming the field, wherever it hides', async () => {
+    const post = (path: string, body: object) =>
+      fetch(`${test.url}/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const message = [{ role: 'user', content: 'hi' }];
+    const hostile = [
+      post('/chat/completions', { model: agentId, user: 'a\u0000b', messages: message }),
+      post('/chat/completions', { model: agentId, metadata: { k: 'a\u0000b' }, messages: message }),
+      post('/chat/completions', {
+        model: agentId,
+        metadata: { 'a\u0000b': 'v' },
+        messages: message,
+      }),
+      post('/chat/completions', {
+        model: agentId,
+        messages: [{ role: 'user', content: 'a\u0000b' }],
+      }),
+      post('/chat/completions', {
+        model: agentId,
+        messages: [{ role: 'user', content: '\ud800' }],
+      }),
+      post('/chat/completions', {
+        model: agentId,
+        messages: [{ role: 'assistant', content: 'a\u0000b' }, ...message],
+      }),
+      post('/responses', { model: agentId, input: 'hi', instructions: 'a\u0000b' }),
+      post('/responses', { model: agentId, input: 'hi', user: '\udfff' }),
+      post('/responses', { model: 'a\u0000b', input: 'hi' }),
+    ];
+    const answers = await Promise.all(hostile);
+    expect(answers.map((answer) => answer.status)).toEqual(hostile.map(() => 400));
+    for (const answer of answers) {
+      expect(await answer.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+    }
+    // The server answers on.
+    expect((await fetch(`${test.url}/api/server/health`)).status).toBe(200);
+  });
+});

@@ -1,3 +1,4 @@
+import { storableString } from '@parley/core';
 import { z } from 'zod';
 import { openAIError } from './openai-errors';
 import type { Turn } from './openai-conversation';
@@ -18,11 +19,12 @@ const chatMessageSchema = z.looseObject({ role: roleSchema, content: contentSche
 
 /** Free-form string pairs, as OpenAI allows them (16 at most, short). */
 const metadataSchema = z
-  .record(z.string().max(64), z.string().max(512))
+  .record(storableString().max(64), storableString().max(512))
   .refine((value) => Object.keys(value).length <= 16, 'must hold at most 16 keys');
 
-const modelSchema = z.string().trim().min(1).max(256);
-const userSchema = z.string().max(256);
+// Text the database could not store (NUL, lone surrogates) is refused here, naming the field.
+const modelSchema = storableString().trim().min(1).max(256);
+const userSchema = storableString().max(256);
 
 /** `POST /v1/chat/completions`. */
 export const chatCompletionRequestSchema = z.looseObject({
@@ -50,7 +52,7 @@ const inputItemSchema = z.looseObject({
 export const responsesRequestSchema = z.looseObject({
   model: modelSchema,
   input: z.union([z.string(), z.array(inputItemSchema).min(1).max(1000)]),
-  instructions: z.string().max(100_000).nullish(),
+  instructions: storableString().max(100_000).nullish(),
   previous_response_id: z.string().max(128).nullish(),
   stream: z.boolean().nullish(),
   user: userSchema.nullish(),
