@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { defineAction, type Plugin } from '@parley/plugin-sdk';
 import { generateText, streamText } from 'ai';
+import { randomUUID as randomUUIDv4 } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
@@ -295,6 +296,14 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
       choices: [],
       usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
     });
+    // The client's chat stream helper accumulates the chunks into one completion.
+    const accumulated = await client.chat.completions
+      .stream(
+        { model: agentId, messages: [{ role: 'user', content: 'Helped' }] },
+        { headers: { 'X-Parley-Channel-Id': randomUUIDv4() } },
+      )
+      .finalChatCompletion();
+    expect(accumulated.choices[0]!.message.content).toBe('You said: Helped');
     expect((await history(test, channelId)).map((m) => m.content)).toEqual([
       'One',
       'You said: One',
@@ -483,7 +492,9 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
     );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('You said: Streamed at last');
-    const completed = events.at(-1) as { response: { output_text: string; usage: unknown } };
+    const completed = events.at(-1) as {
+      response: { id: string; output_text: string; usage: unknown };
+    };
     expect(completed.response.usage).toMatchObject({
       input_tokens: 11,
       output_tokens: 7,
@@ -500,6 +511,16 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
       'Streamed at last',
       'You said: Streamed at last',
     ]);
+
+    // The client's stream helper rebuilds the response from the events: they must agree with each other.
+    const helper = client.responses.stream({
+      model: agentId,
+      input: 'Through the helper',
+      previous_response_id: completed.response.id,
+    });
+    const helped = await helper.finalResponse();
+    expect(helped.output_text).toBe('You said: Through the helper');
+    expect(helped.status).toBe('completed');
   });
 
   it('bad requests are 400s in OpenAI’s shape, naming the field; unknown ids and paths are 404s', async () => {
