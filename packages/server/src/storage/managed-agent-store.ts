@@ -114,19 +114,6 @@ export class ManagedAgentStore {
     });
   }
 
-  /** Stores a new agent; false when one with this id exists already. */
-  insert(id: string, character: Record<string, unknown> | null, enabled = true): Promise<boolean> {
-    return storageCall('store an agent', async () => {
-      const result = await this.#db
-        .insertInto('managed_agents')
-        .values({ id, character: character && JSON.stringify(character), enabled })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .executeTakeFirst();
-      await this.#sync();
-      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
-    });
-  }
-
   /** Replaces an agent's character; false when it is not stored. */
   updateCharacter(id: string, character: Record<string, unknown>): Promise<boolean> {
     return this.#update(id, { character: JSON.stringify(character) });
