@@ -18,6 +18,8 @@ export interface ReceivedSpan {
   resource: Record<string, unknown>;
   /** The spans it links to (hex ids). */
   links: { traceId: string; spanId: string }[];
+  /** Its events (`exception`…), each with its attributes. */
+  events: { name: string; attributes: Record<string, unknown> }[];
 }
 
 /** An OTLP/HTTP trace receiver in the test: what the exporter sent, decoded, and by which encoding. */
@@ -40,8 +42,9 @@ message Scope { string name = 1; string version = 2; }
 message Span {
   bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4; string name = 5;
   int32 kind = 6; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8;
-  repeated KeyValue attributes = 9; repeated Link links = 13; Status status = 15;
+  repeated KeyValue attributes = 9; repeated Event events = 11; repeated Link links = 13; Status status = 15;
 }
+message Event { fixed64 time_unix_nano = 1; string name = 2; repeated KeyValue attributes = 3; }
 message Link { bytes trace_id = 1; bytes span_id = 2; }
 message Status { string message = 2; int32 code = 3; }
 message KeyValue { string key = 1; AnyValue value = 2; }
@@ -79,6 +82,7 @@ interface DecodedSpan {
   attributes?: KeyValue[];
   status?: { code?: number };
   links?: { traceId?: string; spanId?: string }[];
+  events?: { name?: string; attributes?: KeyValue[] }[];
 }
 interface DecodedRequest {
   resourceSpans?: {
@@ -114,6 +118,10 @@ function spansOf(request: DecodedRequest): ReceivedSpan[] {
         links: (span.links ?? []).map((link) => ({
           traceId: link.traceId ?? '',
           spanId: link.spanId ?? '',
+        })),
+        events: (span.events ?? []).map((event) => ({
+          name: event.name ?? '',
+          attributes: attributesOf(event.attributes),
         })),
       })),
     ),
