@@ -256,6 +256,11 @@ describe('the OpenAI-compatible face, driven by the openai client and the AI SDK
       'You said: What is my name?',
     ]);
     expect(messages[1]!.author_id).toBe(agentId);
+    // The conversation's channel is a channel like any other: listed, so the chat page shows it.
+    const listed = await fetch(`${test.url}/api/messaging/channels?limit=100`, {
+      headers: { 'x-api-key': TOKEN },
+    });
+    expect(JSON.stringify(await listed.json())).toContain(channelId);
     // The model read the seeded turns as the conversation; the caller's system message is not the agent's.
     const prompt = JSON.stringify(prompts.at(-1));
     expect(prompt).toContain('My name is Ada.');
