@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/app-env';
 import { logRequestError } from '../http/error-handler';
+import { redactText } from '../redaction/redact';
 
 /** The path prefix of the OpenAI-compatible face. */
 export const OPENAI_PATH = '/v1';
@@ -67,7 +68,8 @@ export function toOpenAIErrorBody(error: ParleyError): OpenAIErrorBody {
         ? path
         : null;
   const code = typeof details.openaiCode === 'string' ? details.openaiCode : kind.code;
-  return { error: { message: error.message, type: kind.type, param, code } };
+  // What an error says leaves the server: redacted as every value that leaves it is.
+  return { error: { message: redactText(error.message), type: kind.type, param, code } };
 }
 
 /**
