@@ -105,6 +105,11 @@ describe('approvals on the chat page (scripted model, DEPLOY needs approval)', (
       expect(await reply.getAttribute('aria-busy')).toBeNull();
       expect(await card.getAttribute('aria-busy')).toBe('false');
       expect(ran).toEqual([]);
+      // The status line says what the agent does: it waits for a person, it is not "replying".
+      await expect
+        .poll(() => page.locator('.typing').textContent())
+        .toMatch(/is waiting for your approval$/);
+      expect(await page.locator('.members').getAttribute('data-agent')).toBe('waiting');
       if (SCREENSHOT_DIR) {
         await mkdir(SCREENSHOT_DIR, { recursive: true });
         const path = join(SCREENSHOT_DIR, 'approval-card.png');
@@ -120,6 +125,9 @@ describe('approvals on the chat page (scripted model, DEPLOY needs approval)', (
         .poll(() => reply.locator('.text').textContent())
         .toBe(`The tool said: ${deployedText('prod')}`);
       await expect.poll(() => reply.getAttribute('class')).not.toContain('streaming');
+      // Done: idle, and the presence line names the agent, not "no one".
+      await expect.poll(() => page.locator('.typing').textContent()).toBe('');
+      expect(await page.locator('.members').textContent()).not.toContain('No one');
       expect(await controlsDisabled(card)).toBe(true);
       expect(await card.locator('.approval-status').textContent()).toBe('Approved: the call runs.');
       // Focus stays on the panel for keyboard users.

@@ -366,6 +366,9 @@ describe('the Stop button', () => {
       await page.getByLabel('Message').press('Enter');
       const stop = page.getByRole('button', { name: 'Stop' });
       await expect.poll(() => stop.isVisible()).toBe(true);
+      // While it streams, the status lines say the agent replies (not that no one is here).
+      await expect.poll(() => page.locator('.typing').textContent()).toBe('Eliza is replying…');
+      expect(await page.locator('.members').textContent()).toBe('You and Eliza');
       await stop.click();
       await expect.poll(() => model.aborted.length).toBe(1);
       await expect

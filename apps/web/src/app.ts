@@ -7,13 +7,21 @@ import {
 } from '@parley/client';
 import type { AgentSummary } from '@parley/core';
 import { ChannelList } from './channels/channel-list';
-import { ensureChannel, makeChannel, nameAfterFirstWords } from './channels/channel-actions';
+import {
+  channelNameFrom,
+  displayName,
+  ensureChannel,
+  makeChannel,
+  nameAfterFirstWords,
+  NEW_CHANNEL_NAME,
+} from './channels/channel-actions';
 import { ComposerFiles, downloadAttachment } from './chat/composer-files';
 import { decideApproval, type DecisionTransport } from './chat/decide-approval';
 import { MessageList, type MessageRole } from './chat/message-list';
 import { RoomStatus } from './chat/room-status';
 import { fromBroadcast, fromStored } from './chat/to-chat-message';
 import { listenToolEvents } from './chat/tool-events';
+import { profileFrom, renderWelcome } from './chat/welcome';
 import { showConnectionState } from './connection-banner';
 import { describeError } from './describe-error';
 import { h, show } from './dom';
@@ -103,13 +111,17 @@ export class ChatApp {
     this.#files.wire(ui.fileInput, ui.root.querySelector('main')!, ui.textInput);
     ui.regenerateButton.addEventListener('click', () => {
       const text = this.#list.lastOwnText();
-      if (text) void this.#send(text);
+      // The new answer replaces the last one, which stays reachable (`‹ 1/2 ›`).
+      if (!text) return;
+      this.#list.beginRegenerate(text);
+      void this.#send(text);
     });
     ui.nameInput.addEventListener('change', () => {
       saveName(ui.nameInput.value);
       this.#me.name = ui.nameInput.value.trim() || this.#me.name;
     });
     ui.agentSelect.addEventListener('change', () => {
+      void this.#showAgent();
       // A channel belongs to the agent that first answered in it: another agent gets a new channel.
       if (this.#channelAgentId && this.#channelAgentId !== ui.agentSelect.value) {
         void this.#openChannel(crypto.randomUUID());
@@ -118,10 +130,12 @@ export class ChatApp {
     ui.newChannelButton.addEventListener('click', () => void this.#newChannel());
     ui.openChannelForm.addEventListener('submit', (event) => {
       event.preventDefault();
-      const id = ui.openChannelInput.value.trim();
+      // A shared link (…#channel=<id>) or the id alone.
+      const given = ui.openChannelInput.value.trim();
+      const id = /[#&]channel=([^&\s]+)/.exec(given)?.[1] ?? given;
       if (!isChannelId(id)) {
         ui.channelError.textContent =
-          'A channel id is a UUID, like 123e4567-e89b-42d3-a456-426614174000.';
+          "That is not a channel's link: copy it from the address bar of a page showing the channel.";
         ui.openChannelInput.focus();
         return;
       }
@@ -185,7 +199,7 @@ export class ChatApp {
     socket.on('channelCreated', (channel) => this.#channels.upsert(channel));
     socket.on('channelUpdated', (channel) => {
       this.#channels.upsert(channel);
-      if (channel.id === this.#channelId) this.#ui.channelTitle.textContent = channel.name;
+      if (channel.id === this.#channelId) this.#ui.channelTitle.textContent = displayName(channel);
     });
     socket.on('channelDeleted', ({ channelId }) => this.#channels.remove(channelId));
     socket.on('messageBroadcast', (message) => {
@@ -201,9 +215,18 @@ export class ChatApp {
       this.#showStop(chunk.messageId);
       this.#list.chunk(chunk.messageId, chunk.index, chunk.chunk, 'socket', name);
     });
-    listenToolEvents(socket, this.#list, (replyId, name) => {
-      this.#room.replying(name);
-      this.#showStop(replyId);
+    listenToolEvents(
+      socket,
+      this.#list,
+      (replyId, name) => {
+        this.#room.replying(name);
+        this.#showStop(replyId);
+      },
+      (_replyId, name) => this.#room.waiting(name),
+    );
+    // A decision (by this page or another) lets the reply go on: its result arrives, then more text.
+    socket.on('toolResult', ({ agentName }) => {
+      if (this.#room.agentState === 'waiting') this.#room.replying(agentName);
     });
     socket.on('messageComplete', (complete) => {
       this.#room.replying(undefined);
@@ -269,14 +292,17 @@ export class ChatApp {
       ui.agentSelect.value = this.#channelAgentId;
     }
     history.replaceState(null, '', `#channel=${channelId}`);
-    ui.channelTitle.textContent = this.#channels.find(channelId)?.name ?? `Channel ${channelId}`;
-    ui.channelTitle.title = channelId;
+    const listed = this.#channels.find(channelId);
+    ui.channelTitle.textContent = listed
+      ? displayName(listed)
+      : (this.#recent.find((entry) => entry.id === channelId)?.title ?? NEW_CHANNEL_NAME);
     this.#channels.seen(channelId);
     ui.channelError.textContent = '';
     ui.historyError.textContent = '';
     ui.sendError.textContent = '';
     this.#list.clear();
     this.#room.reset();
+    void this.#showAgent();
     this.#oldest = undefined;
     this.#renderRecent();
     try {
@@ -285,6 +311,36 @@ export class ChatApp {
       ui.channelError.textContent = `Could not join the channel: ${describeError(error)}`;
     }
     await this.#loadHistory();
+  }
+
+  /**
+   * Says who answers in the open channel: the presence line names the agent, and an empty channel's first screen
+   * greets with its name, its bio and prompts from its character (`GET /api/agents/{id}`; the name alone when
+   * the details cannot be had).
+   */
+  async #showAgent() {
+    const agentId = this.#channelAgentId ?? this.#ui.agentSelect.value;
+    const name = this.#agentName(agentId);
+    this.#room.setAgent(agentId ? name : undefined);
+    if (!agentId) {
+      this.#ui.welcome.hidden = true;
+      return;
+    }
+    let details: unknown;
+    try {
+      const apiKey = apiKeySetting.get();
+      const response = await fetch(`${location.origin}/api/agents/${encodeURIComponent(agentId)}`, {
+        headers: apiKey ? { 'x-api-key': apiKey } : {},
+      });
+      if (response.ok) details = ((await response.json()) as { data?: unknown }).data;
+    } catch {
+      // The name alone.
+    }
+    if (agentId !== (this.#channelAgentId ?? this.#ui.agentSelect.value)) return;
+    renderWelcome(this.#ui.welcome, profileFrom(details, name), (prompt) => {
+      this.#ui.textInput.value = prompt;
+      this.#ui.composer.requestSubmit();
+    });
   }
 
   /** Loads the next page of history, older than what is shown. */
@@ -378,12 +434,12 @@ export class ChatApp {
         onReplyId: (replyId) => this.#showStop(replyId),
       });
       sent = true;
-      // A channel made by its first message: the list learns it now.
+      // A channel made by its first message: the list learns it now, before it is renamed below (a list
+      // fetched before the rename and arriving after it would bring the old name back).
       if (this.#channels.fromServer && !this.#channels.find(this.#channelId)) {
-        void this.#channels.load().then(() => {
-          const named = this.#channels.find(this.#channelId)?.name;
-          if (named) this.#ui.channelTitle.textContent = named;
-        });
+        await this.#channels.load();
+        const named = this.#channels.find(this.#channelId);
+        if (named) this.#ui.channelTitle.textContent = displayName(named);
       }
       if (!regenerating) {
         ui.textInput.value = '';
@@ -394,12 +450,13 @@ export class ChatApp {
       this.#remember({
         id: this.#channelId,
         agentId,
-        title: known?.title ?? text.slice(0, 40),
+        title: known?.title ?? channelNameFrom(text),
         openedAt: Date.now(),
       });
       const renamed = await nameAfterFirstWords(this.#channels, this.#channelId, text);
-      if (renamed?.id === this.#channelId) ui.channelTitle.textContent = renamed.name;
+      if (renamed?.id === this.#channelId) ui.channelTitle.textContent = displayName(renamed);
     } catch (error) {
+      this.#list.endRegenerate();
       ui.sendError.textContent =
         error instanceof ReplyFailedError
           ? `The reply failed: ${describeError(error.cause)}`

@@ -27,6 +27,8 @@ export interface Layout {
   olderButton: HTMLButtonElement;
   historyError: HTMLElement;
   messages: HTMLOListElement;
+  /** The first screen of an empty channel: the agent's greeting and suggested prompts. */
+  welcome: HTMLElement;
   typing: HTMLElement;
   composer: HTMLFormElement;
   textInput: HTMLTextAreaElement;
@@ -71,7 +73,7 @@ export function buildLayout(): Layout {
   const newChannelButton = h('button', { type: 'button' }, 'New channel');
   const openChannelInput = h('input', {
     id: 'open-channel',
-    placeholder: 'channel id (UUID)',
+    placeholder: 'a link someone shared',
     autocomplete: 'off',
     spellcheck: false,
     'aria-describedby': 'channel-error',
@@ -82,6 +84,13 @@ export function buildLayout(): Layout {
     h('label', { for: 'open-channel' }, 'Open a channel'),
     openChannelInput,
     h('button', { type: 'submit' }, 'Open'),
+  );
+  // Folded away: a shared channel opens from its link; this is for pasting one.
+  const openChannelFold = h(
+    'details',
+    { className: 'open-channel-fold' },
+    h('summary', {}, 'Open a shared channel'),
+    openChannelForm,
   );
   const channelError = h('p', { id: 'channel-error', className: 'error', role: 'alert' });
   const channelsHeading = h('h2', { id: 'channels-heading' }, 'Channels');
@@ -108,6 +117,7 @@ export function buildLayout(): Layout {
     'aria-atomic': 'true',
   });
   const typing = h('p', { className: 'typing', 'aria-live': 'polite' });
+  const welcome = h('section', { className: 'welcome', 'aria-label': 'Welcome', hidden: true });
 
   const textInput = h('textarea', {
     id: 'message',
@@ -183,7 +193,7 @@ export function buildLayout(): Layout {
       h('label', { for: 'name' }, 'Your name'),
       nameInput,
       newChannelButton,
-      openChannelForm,
+      openChannelFold,
       channelError,
       channelsHeading,
       recentList,
@@ -193,7 +203,7 @@ export function buildLayout(): Layout {
       {},
       h('div', { className: 'channel-head' }, channelTitle, members),
       banner,
-      h('div', { className: 'scroller' }, olderButton, historyError, messages),
+      h('div', { className: 'scroller' }, olderButton, historyError, messages, welcome),
       typing,
       composer,
       sendError,
@@ -237,6 +247,7 @@ export function buildLayout(): Layout {
     olderButton,
     historyError,
     messages,
+    welcome,
     typing,
     composer,
     textInput,

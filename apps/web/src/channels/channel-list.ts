@@ -8,6 +8,7 @@ import {
   renameChannel,
   type ServerChannel,
 } from './channels-api';
+import { displayName, NEW_CHANNEL_NAME } from './channel-actions';
 import { isUnread, markSeen, readSeen, writeSeen } from './unread';
 
 /** How often the list is refreshed while the tab is visible (unread marks of channels the page is not in). */
@@ -138,9 +139,11 @@ export class ChannelList {
       ? ''
       : 'The server did not list its channels: these are the ones this browser used.';
     const rows = this.#channels
-      ? this.#channels.map((channel) => this.#row(channel.id, channel.name, channel, current))
+      ? this.#channels.map((channel) =>
+          this.#row(channel.id, displayName(channel), channel, current),
+        )
       : this.#recent.map((entry) =>
-          this.#row(entry.id, entry.title ?? entry.id.slice(0, 8), undefined, current),
+          this.#row(entry.id, entry.title ?? NEW_CHANNEL_NAME, undefined, current),
         );
     this.#element.replaceChildren(...rows);
   }
@@ -155,7 +158,6 @@ export class ChannelList {
         type: 'button',
         className: 'channel-open',
         'aria-current': id === current ? 'true' : undefined,
-        title: id,
         onclick: () => this.#host.open(id),
       },
       h('span', { className: 'channel-name' }, name),

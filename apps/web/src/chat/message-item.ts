@@ -94,8 +94,53 @@ export function createItem(id: string, role: string, senderName: string): Item {
       () => flash(copy, 'Copy failed'),
     );
   });
-  element.append(h('div', { className: 'message-actions' }, copy));
+  const actions = h('div', { className: 'message-actions' }, copy);
+  if (role === 'agent') actions.append(replyMenu(element));
+  element.append(actions);
   return item;
+}
+
+/**
+ * An agent reply's menu: its id (read when opened: a reply keeps the id the server gave it) and a button that
+ * copies `parley reply <id>`, the command that shows the reply's steps.
+ */
+function replyMenu(element: HTMLLIElement): HTMLSpanElement {
+  const id = h('code', { className: 'reply-id' });
+  const copy = h('button', { type: 'button', className: 'copy-command' }, 'Copy parley reply');
+  const command = () => `parley reply ${element.dataset.messageId ?? ''}`;
+  copy.addEventListener('click', () => {
+    copyText(command()).then(
+      () => (copy.textContent = 'Copied'),
+      () => (copy.textContent = 'Copy failed'),
+    );
+  });
+  const body = h(
+    'div',
+    { className: 'reply-menu-body', hidden: true },
+    h('span', {}, 'Reply id '),
+    id,
+    copy,
+  );
+  const toggle = h(
+    'button',
+    {
+      type: 'button',
+      className: 'reply-menu-toggle',
+      'aria-label': 'Reply details',
+      'aria-expanded': 'false',
+    },
+    '⋯',
+  );
+  toggle.addEventListener('click', () => {
+    const opening = body.hidden;
+    body.hidden = !opening;
+    toggle.setAttribute('aria-expanded', String(opening));
+    if (opening) {
+      id.textContent = element.dataset.messageId ?? '';
+      copy.textContent = 'Copy parley reply';
+    }
+  });
+  return h('span', { className: 'reply-menu' }, toggle, body);
 }
 
 function flash(button: HTMLButtonElement, label: string) {

@@ -35,6 +35,8 @@ export class MessageList {
   readonly #announcer: Announcer;
   /** Replies whose text changed since the last frame. */
   readonly #frames = new FrameQueue<Item>((item) => renderChunks(item));
+  /** While Regenerate runs: the answer it replaces and the message it asks again. */
+  #regenerating: { answer: HTMLLIElement; asked: string } | undefined;
 
   /** `decide` sends a person's decision on a call that waits for approval. */
   constructor(
@@ -51,6 +53,7 @@ export class MessageList {
 
   /** Removes everything. */
   clear(): void {
+    this.#regenerating = undefined;
     this.#items.clear();
     this.#frames.clear();
     this.#announcer.reset();
@@ -62,6 +65,24 @@ export class MessageList {
     const own = [...this.#list.querySelectorAll<HTMLLIElement>('li.message.own')].at(-1);
     const id = own?.dataset.messageId;
     return id ? this.#items.get(id)?.text : undefined;
+  }
+
+  /**
+   * Regenerate is about to ask the last message again: its new answer takes the last answer's place (the old one
+   * stays reachable through the answer's `‹ 1/2 ›`), and the message asked again is not shown a second time.
+   * False when there is no answer to replace.
+   */
+  beginRegenerate(asked: string): boolean {
+    const answer = [...this.#list.querySelectorAll<HTMLLIElement>('li.message.agent')]
+      .filter((element) => !element.hidden)
+      .at(-1);
+    this.#regenerating = answer ? { answer, asked } : undefined;
+    return answer !== undefined;
+  }
+
+  /** Regenerate ended without a new answer (the send failed): later messages are shown as they come. */
+  endRegenerate(): void {
+    this.#regenerating = undefined;
   }
 
   /** Whether a message with this id is shown. */
@@ -93,7 +114,7 @@ export class MessageList {
     }
     if (!item) {
       item = this.#create(message);
-      this.#list.append(item.element);
+      this.#place(item.element, message.role, message.text);
     }
     if (message.inReplyTo) item.element.dataset.inReplyTo = message.inReplyTo;
     item.sender.textContent = message.senderName;
@@ -263,9 +284,72 @@ export class MessageList {
       );
       item.element.classList.add('streaming');
       item.element.setAttribute('aria-busy', 'true');
-      this.#list.append(item.element);
+      this.#place(item.element, 'agent', '');
     }
     return item;
+  }
+
+  /**
+   * Adds a new message's element at the end, or, while Regenerate runs, the message asked again hidden (it is
+   * the same words) and the new answer as the next version of the answer it replaces, in its place.
+   */
+  #place(element: HTMLLIElement, role: string, text: string) {
+    const regenerating = this.#regenerating;
+    if (regenerating && role === 'own' && text === regenerating.asked) {
+      element.hidden = true;
+      element.classList.add('asked-again');
+      this.#list.append(element);
+      return;
+    }
+    if (regenerating && role === 'agent') {
+      this.#regenerating = undefined;
+      const versions = regenerating.answer.dataset.versionOf
+        ? [
+            ...this.#list.querySelectorAll<HTMLLIElement>(
+              `li[data-version-of="${regenerating.answer.dataset.versionOf}"]`,
+            ),
+          ]
+        : [regenerating.answer];
+      const group = regenerating.answer.dataset.versionOf ?? `v${this.#list.children.length}`;
+      versions.at(-1)!.after(element);
+      versions.push(element);
+      for (const version of versions) version.dataset.versionOf = group;
+      this.#showVersion(versions, versions.length - 1);
+      return;
+    }
+    this.#list.append(element);
+  }
+
+  /** Shows answer `index` of `versions` (the others hidden), each with `‹ n/m ›` to go to the others. */
+  #showVersion(versions: HTMLLIElement[], index: number) {
+    versions.forEach((version, at) => {
+      version.hidden = at !== index;
+      version.querySelector('.versions')?.remove();
+      const previous = h(
+        'button',
+        { type: 'button', 'aria-label': 'Previous answer', disabled: at === 0 },
+        '‹',
+      );
+      const next = h(
+        'button',
+        { type: 'button', 'aria-label': 'Next answer', disabled: at === versions.length - 1 },
+        '›',
+      );
+      previous.addEventListener('click', () => this.#showVersion(versions, at - 1));
+      next.addEventListener('click', () => this.#showVersion(versions, at + 1));
+      const label = h('span', { className: 'version-label' }, `${at + 1}/${versions.length}`);
+      version
+        .querySelector('.meta')
+        ?.append(
+          h(
+            'span',
+            { className: 'versions', role: 'group', 'aria-label': 'Answers' },
+            previous,
+            label,
+            next,
+          ),
+        );
+    });
   }
 
   /** A reply's tool cards, placed between its sender line and its text on first use. */

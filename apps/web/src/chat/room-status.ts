@@ -1,15 +1,22 @@
 /** How long a typing indicator stays without a fresh `userTyping` (the sender may have gone quiet). */
 const TYPING_EXPIRY_MS = 8_000;
 
+/** What the channel's agent is doing: nothing, producing a reply, or waiting for a person's decision. */
+type AgentState =
+  { doing: 'idle' } | { doing: 'replying'; name: string } | { doing: 'waiting'; name: string };
+
 /**
- * Who else is in the room (from `userJoined` and `userLeft` since this page joined) and who is typing,
- * rendered as text into two live regions.
+ * Who else is in the room (from `userJoined` and `userLeft` since this page joined), who is typing and what the
+ * agent is doing, rendered as text into two live regions. The lines say only what is so: an agent replying is
+ * not "no one", and a reply waiting for an approval is not "replying".
  */
 export class RoomStatus {
   readonly #members = new Set<string>();
   readonly #typing = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #names = new Map<string, string>();
-  #replying: string | undefined;
+  #agent: AgentState = { doing: 'idle' };
+  /** The channel's agent, for the presence line. */
+  #agentName: string | undefined;
 
   constructor(
     private readonly membersElement: HTMLElement,
@@ -21,7 +28,13 @@ export class RoomStatus {
     this.#members.clear();
     for (const timer of this.#typing.values()) clearTimeout(timer);
     this.#typing.clear();
-    this.#replying = undefined;
+    this.#agent = { doing: 'idle' };
+    this.#render();
+  }
+
+  /** The agent that answers in this channel (undefined: not known yet). */
+  setAgent(name: string | undefined): void {
+    this.#agentName = name;
     this.#render();
   }
 
@@ -41,10 +54,22 @@ export class RoomStatus {
     );
   }
 
-  /** Shows that an agent is producing a reply (`undefined` clears it). */
+  /** Shows that an agent is producing a reply (`undefined`: it is done, so idle). */
   replying(agentName: string | undefined): void {
-    this.#replying = agentName;
+    this.#agent =
+      agentName === undefined ? { doing: 'idle' } : { doing: 'replying', name: agentName };
     this.#render();
+  }
+
+  /** Shows that an agent's reply waits for a person to approve or deny a call. */
+  waiting(agentName: string): void {
+    this.#agent = { doing: 'waiting', name: agentName };
+    this.#render();
+  }
+
+  /** What the agent is doing, as the page shows it: `idle`, `replying` or `waiting`. */
+  get agentState(): AgentState['doing'] {
+    return this.#agent.doing;
   }
 
   joined(userId: string): void {
@@ -81,14 +106,24 @@ export class RoomStatus {
 
   #render() {
     const members = [...this.#members].map((id) => this.nameOf(id));
+    const agent = this.#agent.doing === 'idle' ? this.#agentName : this.#agent.name;
     this.membersElement.textContent =
-      members.length === 0 ? 'No one else here yet' : `Also here: ${members.join(', ')}`;
+      members.length > 0
+        ? `Also here: ${members.join(', ')}`
+        : agent
+          ? `You and ${agent}`
+          : 'Just you';
+    this.membersElement.dataset.agent = this.#agent.doing;
     const typing = [...this.#typing.keys()].map((id) => this.nameOf(id));
     const lines = [
       typing.length === 0
         ? ''
         : `${typing.join(', ')} ${typing.length === 1 ? 'is' : 'are'} typing…`,
-      this.#replying === undefined ? '' : `${this.#replying} is replying…`,
+      this.#agent.doing === 'replying'
+        ? `${this.#agent.name} is replying…`
+        : this.#agent.doing === 'waiting'
+          ? `${this.#agent.name} is waiting for your approval`
+          : '',
     ];
     this.typingElement.textContent = lines.filter(Boolean).join(' ');
   }

@@ -1,0 +1,139 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holdOnABusyMachine, launchChromium } from './browser';
+import { ask, openChat, pageModel, screenshot, startPageServer } from './chat-app';
+
+holdOnABusyMachine();
+
+/** A UUID anywhere in a string. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+const ADA = {
+  name: 'Ada',
+  system: 'You are Ada, a concise engineering assistant.',
+  bio: ['Ada reviews code and explains build failures in a sentence or two.'],
+  messageExamples: [
+    [
+      { name: '{{user1}}', content: { text: 'Why does my build fail on CI only?' } },
+      { name: 'Ada', content: { text: 'Usually an environment difference: compare the two.' } },
+    ],
+  ],
+  topics: ['flaky tests'],
+};
+
+/** What a person sees on the page (not attributes, not hidden elements). */
+const visibleText = (page: Page) => page.evaluate<string>('document.body.innerText');
+
+let browser: Browser;
+let app: Awaited<ReturnType<typeof startPageServer>>;
+const model = pageModel();
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  app = await startPageServer({ model, characters: [ADA] });
+});
+afterAll(async () => {
+  await app?.server.stop();
+  await browser?.close();
+});
+
+describe('the chat page’s first screen and answers', () => {
+  it('greets with the agent’s name, bio and prompts from its character; no id is shown anywhere', async () => {
+    const { context, page, problems } = await openChat(browser, app.url);
+    try {
+      const welcome = page.getByRole('region', { name: 'Welcome' });
+      await expect.poll(() => welcome.locator('h3').textContent()).toBe("Hi, I'm Ada");
+      expect(await welcome.locator('.about').allTextContents()).toEqual([ADA.bio[0]]);
+      const prompts = welcome.getByRole('list', { name: 'Suggestions' }).getByRole('button');
+      expect(await prompts.allTextContents()).toEqual([
+        'Why does my build fail on CI only?',
+        'Tell me about flaky tests',
+        'Hello!',
+      ]);
+      expect(await page.locator('#channel-title').textContent()).toBe('New chat');
+      expect(await page.locator('.members').textContent()).toBe('You and Ada');
+      expect(await visibleText(page)).not.toMatch(UUID);
+      await screenshot(page, 'chat-first-screen');
+
+      // A prompt sends itself; the welcome makes way for the conversation, and the channel is named after it,
+      // whole and the same in the heading and the list.
+      await prompts.first().click();
+      const reply = page
+        .locator('li.message.own', { hasText: 'Why does my build fail on CI only?' })
+        .locator('xpath=following-sibling::li[contains(@class,"agent")][1]');
+      await expect.poll(() => reply.getAttribute('class')).toMatch(/^(?!.*streaming).*agent/);
+      expect(await welcome.isVisible()).toBe(false);
+      await expect
+        .poll(() => page.locator('#channel-title').textContent())
+        .toBe('Why does my build fail on CI only?');
+      await expect
+        .poll(() => page.locator('.recent [aria-current=true] .channel-name').textContent())
+        .toBe('Why does my build fail on CI only?');
+      expect(await visibleText(page)).not.toMatch(UUID);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Regenerate replaces the last answer and keeps the old one a click away', async () => {
+    const { context, page, problems } = await openChat(browser, app.url);
+    try {
+      const first = await ask(page, 'echo: first answer');
+      expect(await first.locator('.text').textContent()).toContain('first answer');
+      const visibleAnswers = page.locator('li.message.agent:visible');
+      const asked = page.locator('li.message.own:visible');
+      expect(await visibleAnswers.count()).toBe(1);
+      const firstId = await first.getAttribute('data-message-id');
+      const requests = model.requests.length;
+
+      await page.getByRole('button', { name: 'Regenerate' }).click();
+      // The model was asked again; the new answer stands where the old one was, one answer and one question shown.
+      await expect.poll(() => model.requests.length).toBe(requests + 1);
+      const versions = page.getByRole('group', { name: 'Answers' }).filter({ visible: true });
+      await expect.poll(() => versions.locator('.version-label').textContent()).toBe('2/2');
+      await expect.poll(() => page.locator('li.message.agent.streaming').count()).toBe(0);
+      expect(await visibleAnswers.count()).toBe(1);
+      expect(await asked.count()).toBe(1);
+
+      // The old answer is one click back, and forward again.
+      await versions.getByRole('button', { name: 'Previous answer' }).click();
+      await expect.poll(() => versions.locator('.version-label').textContent()).toBe('1/2');
+      expect(await visibleAnswers.count()).toBe(1);
+      expect(await visibleAnswers.getAttribute('data-message-id')).toBe(firstId);
+      await versions.getByRole('button', { name: 'Next answer' }).click();
+      await expect.poll(() => versions.locator('.version-label').textContent()).toBe('2/2');
+      expect(await visibleAnswers.getAttribute('data-message-id')).not.toBe(firstId);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a reply’s menu shows its id and copies `parley reply <id>`', async () => {
+    const { context, page, problems } = await openChat(browser, app.url, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    try {
+      const reply = await ask(page, 'echo: menu please');
+      const id = (await reply.getAttribute('data-message-id'))!;
+      expect(id).toMatch(UUID);
+      // Closed, the id is nowhere a person looks.
+      expect(await visibleText(page)).not.toContain(id);
+      await reply.getByLabel('Reply details').click();
+      await expect.poll(() => reply.locator('.reply-id').textContent()).toBe(id);
+      await reply.getByRole('button', { name: 'Copy parley reply' }).click();
+      await expect.poll(() => reply.locator('.copy-command').textContent()).toBe('Copied');
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(
+        `parley reply ${id}`,
+      );
+      // The server knows the reply by that id.
+      const steps = await fetch(`${app.url}/api/messaging/replies/${id}/events`);
+      expect(steps.status).toBe(200);
+      await steps.body?.cancel();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
