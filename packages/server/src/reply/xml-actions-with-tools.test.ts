@@ -25,10 +25,19 @@ describe('elizaOS XML actions from a model offered native tools', () => {
   let loop: LoopFixture;
 
   beforeAll(async () => {
-    loop = await startLoopServer((calls) => [weatherAction(calls)], {
-      // One step with tools, then the model is asked to answer without them.
-      characters: [{ name: 'Eliza', settings: { AGENT_MAX_STEPS: '1' } }],
-    });
+    loop = await startLoopServer(
+      // Rome needs a person's approval; any other city does not.
+      (calls) => [
+        weatherAction(calls, {
+          needsApproval: (input: Record<string, unknown>) => input.city === 'Rome',
+        }),
+      ],
+      {
+        // One step with tools, then the model is asked to answer without them.
+        characters: [{ name: 'Eliza', settings: { AGENT_MAX_STEPS: '1' } }],
+        approvals: { timeoutMs: 60_000, sweepMs: 100 },
+      },
+    );
   });
   afterAll(() => loop.test[Symbol.asyncDispose]());
   beforeEach(() => {
@@ -74,6 +83,46 @@ describe('elizaOS XML actions from a model offered native tools', () => {
     expect(loop.calls).toHaveLength(0);
     expect(body.agentResponse.toolCalls![0]!.error).toBeDefined();
     expect(toolResultsOf(loop.model.requests.at(-1)!).join(' ')).toMatch(/city/);
+  });
+
+  it('an action that needs approval waits for it like a native call, then runs', async () => {
+    loop.model.behaviour = {
+      plain: true,
+      reply: firstThen(
+        responseDocument(
+          'GET_WEATHER',
+          '<params><GET_WEATHER><city>Rome</city></GET_WEATHER></params>',
+        ),
+      ),
+    };
+    const channelId = loop.channel();
+    const response = await loop.send(channelId, { text: 'Weather in Rome?', mode: 'sync' });
+    expect(response.status).toBe(202);
+    const paused = (await response.json()) as {
+      replyId: string;
+      awaitingApproval: { toolCallId: string; toolName: string; input: unknown }[];
+    };
+    expect(paused.awaitingApproval).toEqual([
+      expect.objectContaining({ toolName: 'GET_WEATHER', input: { city: 'Rome' } }),
+    ]);
+    expect(loop.calls).toHaveLength(0);
+    const decided = await fetch(
+      `${loop.test.url}/api/messaging/replies/${paused.replyId}/approvals`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          toolCallId: paused.awaitingApproval[0]!.toolCallId,
+          approved: true,
+        }),
+      },
+    );
+    expect(decided.status).toBe(202);
+    const events = await (
+      await fetch(`${loop.test.url}/api/messaging/replies/${paused.replyId}/events`)
+    ).text();
+    expect(events).toContain('Sunny in Rome');
+    expect(loop.calls.map((call) => call.parameters)).toEqual([{ city: 'Rome' }]);
   });
 
   it('an action the agent does not have is an error result the model reads, not silence', async () => {
