@@ -181,16 +181,21 @@ const PRIVATE_KEY =
 function redactShapes(text: string): string {
   let clean = text;
   if (clean.includes('PRIVATE KEY-----')) clean = clean.replace(PRIVATE_KEY, REDACTED);
-  if (clean.includes('://')) {
+  // Each rule runs only on text that holds what it needs (most log fields hold none): `://` and `@`, a scheme's
+  // name, `?`/`&`/`;`, `=`/`:`, `-`.
+  if (clean.includes('://') && clean.includes('@')) {
     clean = clean.replace(
       URL_USERINFO,
       (_match, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`,
     );
   }
-  clean = clean.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
-  clean = clean.replace(QUERY_PARAMETER, (match, mark: string, name: string, value: string) =>
-    value !== '' && isSecretName(safeDecode(name)) ? `${mark}${name}=${REDACTED}` : match,
-  );
+  if (/earer|EARER|Basic/.test(clean)) clean = clean.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
+  if (/[?&;]/.test(clean) && clean.includes('=')) {
+    clean = clean.replace(QUERY_PARAMETER, (match, mark: string, name: string, value: string) =>
+      value !== '' && isSecretName(safeDecode(name)) ? `${mark}${name}=${REDACTED}` : match,
+    );
+  }
+  if (!/[=:]/.test(clean)) return clean.includes('-') ? redactFlags(clean) : clean;
   clean = clean.replace(
     QUOTED_PAIR,
     (match, quote: string, name: string, separator: string, double?: string) =>
@@ -205,12 +210,13 @@ function redactShapes(text: string): string {
         ? `${quote}${name}${quote}${separator}${REDACTED}`
         : match,
   );
-  if (clean.includes('-')) {
-    clean = clean.replace(FLAG_ARGUMENT, (match, flag: string, space: string) =>
-      isSecretName(flag) ? `${flag}${space}${REDACTED}` : match,
-    );
-  }
-  return clean;
+  return clean.includes('-') ? redactFlags(clean) : clean;
+}
+
+function redactFlags(text: string): string {
+  return text.replace(FLAG_ARGUMENT, (match, flag: string, space: string) =>
+    isSecretName(flag) ? `${flag}${space}${REDACTED}` : match,
+  );
 }
 
 /** `Authorization: Bearer [redacted]`: the scheme stays, its credentials are already gone. */
