@@ -22,6 +22,7 @@ import sync from './scenarios/sync.mjs';
 import toolReply from './scenarios/tool-reply.mjs';
 import tracing from './scenarios/tracing.mjs';
 import approvalReply from './scenarios/approval-reply.mjs';
+import receipts from './scenarios/receipts.mjs';
 import openaiReply from './scenarios/openai-reply.mjs';
 
 const SCENARIOS = [
@@ -39,6 +40,7 @@ const SCENARIOS = [
   toolReply,
   tracing,
   approvalReply,
+  receipts,
   openaiReply,
 ];
 

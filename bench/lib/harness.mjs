@@ -88,10 +88,22 @@ export async function postgresUnavailable() {
  * Starts a Parley server process on `database` ({ dataDir } or { databaseUrl }), with `plugins` by name (see
  * `server-process.mjs`); resolves once it listens.
  */
-export async function startServer(context, database, plugins = [], tracing = undefined) {
+export async function startServer(
+  context,
+  database,
+  plugins = [],
+  tracing = undefined,
+  tee = false,
+) {
   const server = startChild(
     scripts.server,
-    { modelUrl: context.model.url, ...database, plugins, ...(tracing ? { tracing } : {}) },
+    {
+      modelUrl: context.model.url,
+      ...database,
+      plugins,
+      ...(tracing ? { tracing } : {}),
+      ...(tee ? { tee: true } : {}),
+    },
     { execArgv: ['--expose-gc'] },
   );
   const ready = await server.next('ready', 180_000);
@@ -107,7 +119,7 @@ export async function withServer(
   context,
   name,
   fn,
-  { postgres = false, plugins = [], tracing = undefined } = {},
+  { postgres = false, plugins = [], tracing = undefined, tee = false } = {},
 ) {
   const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
   const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
@@ -118,6 +130,7 @@ export async function withServer(
       postgresDatabase ? { databaseUrl: postgresDatabase.url } : { dataDir },
       plugins,
       tracing,
+      tee,
     );
     return await fn({ ...running, name });
   } finally {

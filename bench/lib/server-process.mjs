@@ -8,11 +8,12 @@ import {
   createLogger,
   createOpenAICompatibleModel,
   createServer,
+  parseTeeConfig,
   startTracing,
 } from '@parley/server';
 import { childConfig } from './child.mjs';
 
-const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [], tracing } = childConfig();
+const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [], tracing, tee } = childConfig();
 // `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario). `absent`: no
 // tracing code on the reply's path at all (`traceContext: false`), the baseline tracing off is compared with.
 const traceless = tracing === 'absent';
@@ -68,6 +69,10 @@ const server = createServer({
   socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
   ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
   ...(traceless ? { traceContext: false } : {}),
+  // `tee`: the built-in TEE simulator, so every stored reply is signed (the `receipts` scenario).
+  ...(tee
+    ? { tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'bench receipts salt' }) }
+    : {}),
 });
 const { url } = await server.start();
 

@@ -443,7 +443,14 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     store: createDatabaseTeeAgentStore(database.db),
   });
-  receipts = new ReceiptService({ db: database.db, sync: () => database.sync(), tee, logger });
+  receipts = new ReceiptService({
+    db: database.db,
+    sync: () => database.sync(),
+    tee,
+    logger,
+    exclusive: singleWriter,
+    messages: store,
+  });
   const replyReceipts = receipts;
 
   serveSocketProtocol(

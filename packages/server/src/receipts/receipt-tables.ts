@@ -46,7 +46,8 @@ export async function createReceiptTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('receipts')
     .addColumn('position', 'bigserial', (column) => column.primaryKey())
-    .addColumn('id', 'uuid', (column) => column.notNull().unique())
+    // Not indexed: receipts are read by message and by channel, never by their own id.
+    .addColumn('id', 'uuid', (column) => column.notNull())
     .addColumn('channel_id', 'uuid', (column) => column.notNull())
     .addColumn('agent_id', 'uuid', (column) => column.notNull())
     .addColumn('seq', 'integer', (column) => column.notNull())

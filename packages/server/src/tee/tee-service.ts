@@ -5,7 +5,7 @@ import {
   type TeeStatusResponse,
 } from '@parley/core';
 import type { Receipt, ReceiptBody } from '@parley/core';
-import { agentsReportData, signReceipt } from '@parley/tee';
+import { agentsReportData, createReceiptSigner } from '@parley/tee';
 import type { Logger } from 'pino';
 import { createDstackClient } from './dstack/create-dstack-client';
 import type { DstackGuest } from './dstack/dstack-guest';
@@ -135,6 +135,8 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
   let lastStatus: 'active' | 'unavailable' | undefined;
   let listCache: { digest: string; attestation: string; eventLog?: TeeEventLog } | undefined;
   let closed = false;
+  /** Each agent's receipt signer, made once from its key (an OpenSSL key object). */
+  const signers = new Map<string, { key: string; sign: AgentSigner['sign'] }>();
 
   logger.info({ mode: config.mode, vendor, endpoint: guest.endpoint }, 'TEE enabled');
   if (config.mode !== 'PRODUCTION') {
@@ -255,16 +257,18 @@ export function createTeeService(options: TeeServiceOptions): TeeService {
       const registration = registered.get(agentId);
       const key = context.keys.get(agentId);
       if (!registration || !key) return undefined;
-      return {
-        registration,
-        simulator: config.mode !== 'PRODUCTION',
-        sign: (body) => signReceipt(body, key),
-      };
+      let signer = signers.get(agentId);
+      if (signer?.key !== key) {
+        signer = { key, sign: createReceiptSigner(key) };
+        signers.set(agentId, signer);
+      }
+      return { registration, simulator: config.mode !== 'PRODUCTION', sign: signer.sign };
     },
 
     async close() {
       closed = true;
       context.keys.clear();
+      signers.clear();
       // Lets an in-flight registration finish so no store write is cut in half.
       await serial(() => Promise.resolve());
     },

@@ -1,3 +1,4 @@
+import { createHash, createPrivateKey, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { type Receipt, type ReceiptBody } from '@parley/core';
@@ -48,4 +49,47 @@ export function receiptSignatureValid(hash: string, signature: string, publicKey
   } catch {
     return false;
   }
+}
+
+/** The secp256k1 group order: a signature's `s` above half of it is replaced by `n - s` (low-S). */
+const CURVE_ORDER = secp256k1.Point.CURVE().n;
+
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/**
+ * A fast signer for a server that signs many receipts with one key: the same signature as {@link signReceipt}
+ * (ECDSA secp256k1 over the SHA-256 receipt digest, low-S, compact), made by Node's OpenSSL instead of JavaScript.
+ * The private key is held in a `KeyObject` inside the returned function.
+ *
+ * @example
+ * const sign = createReceiptSigner(account.privateKey);
+ * const receipt = sign(body);
+ */
+export function createReceiptSigner(
+  privateKey: string | Uint8Array,
+): (body: ReceiptBody) => Receipt {
+  const secret =
+    typeof privateKey === 'string' ? hexToBytes(privateKey, 'private key') : privateKey;
+  const publicKey = secp256k1.getPublicKey(secret, false);
+  const key: KeyObject = createPrivateKey({
+    format: 'jwk',
+    key: {
+      kty: 'EC',
+      crv: 'secp256k1',
+      d: base64url(secret),
+      x: base64url(publicKey.subarray(1, 33)),
+      y: base64url(publicKey.subarray(33, 65)),
+    },
+  });
+  const tag = Buffer.from(`${RECEIPT_DOMAIN}\0`, 'utf8');
+  return (body) => {
+    // ECDSA with SHA-256 over the tagged message signs exactly its SHA-256: the receipt digest.
+    const message = Buffer.concat([tag, Buffer.from(canonicalJson(body), 'utf8')]);
+    const hash = createHash('sha256').update(message).digest('hex');
+    const raw = nodeSign('sha256', message, { key, dsaEncoding: 'ieee-p1363' });
+    const s = BigInt(`0x${raw.subarray(32).toString('hex')}`);
+    const low = s > CURVE_ORDER / 2n ? CURVE_ORDER - s : s;
+    const signature = `${raw.subarray(0, 32).toString('hex')}${low.toString(16).padStart(64, '0')}`;
+    return { body, hash, signature };
+  };
 }

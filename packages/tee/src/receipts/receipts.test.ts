@@ -10,7 +10,13 @@ import { COLLATERAL_TIMES, DCAP_QVL_COLLATERAL, REAL_QUOTES } from '../test-fixt
 import { SIMULATOR_AGENTS_RESPONSE } from '../test-fixtures/simulator-agents-response';
 import { createTestPki, type TestPki } from '../test-fixtures/test-pki';
 import { TEST_PLATFORM } from '../test-fixtures/use-test-pki';
-import { jsonDigest, receiptDigest, signReceipt, textDigest } from './receipt-digest';
+import {
+  createReceiptSigner,
+  jsonDigest,
+  receiptDigest,
+  signReceipt,
+  textDigest,
+} from './receipt-digest';
 import { verifyReceipt } from './verify-receipt';
 import { verifyReceiptChain } from './verify-receipt-chain';
 
@@ -153,6 +159,27 @@ describe('verifyReceipt: a genuine receipt', () => {
     expect(
       verifyReceipt(receipt, { ...options(), attestation: earlier, expected, eventLog: events }),
     ).toMatchObject({ valid: true });
+  });
+});
+
+describe("createReceiptSigner (the server's OpenSSL signer)", () => {
+  it('signs what signReceipt signs: same digest, a low-S signature verifyReceipt and the chain accept', () => {
+    const sign = createReceiptSigner(alice.secret);
+    const receipts: Receipt[] = [];
+    for (let seq = 1; seq <= 40; seq += 1) {
+      receipts.push(sign(replyBody(alice, seq, receipts.at(-1)?.hash ?? null)));
+    }
+    for (const receipt of receipts) {
+      expect(receipt.hash).toBe(signReceipt(receipt.body, alice.secret).hash);
+      // verifyReceipt requires low-S: about half of raw OpenSSL signatures are high-S before normalising.
+      expect(verifyReceipt(receipt, options())).toMatchObject({ valid: true });
+    }
+    expect(verifyReceiptChain(receipts)).toMatchObject({ valid: true, chains: [{ length: 40 }] });
+    expect(
+      verifyReceipt(createReceiptSigner(bob.secret)(receipts[0]!.body), options()),
+    ).toMatchObject({
+      failure: 'SIGNATURE',
+    });
   });
 });
 

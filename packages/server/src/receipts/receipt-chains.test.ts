@@ -218,3 +218,72 @@ describe('receipt chains on a shared PostgreSQL', { timeout: 120_000 }, () => {
     });
   });
 });
+
+/** The embedded database's single writer: chains serialised in memory, each receipt one INSERT. */
+describe('receipt chains on the embedded database (exclusive writer)', { timeout: 120_000 }, () => {
+  let database: Database;
+  let tee: TeeService;
+  let receipts: ReceiptService;
+  let store: MessageStore;
+
+  beforeAll(async () => {
+    database = createDatabase({ kind: 'pglite', dataDir: 'memory' });
+    await database.migrate();
+    const { logger } = createCapturingLogger();
+    tee = createTeeService({ config, logger, store: createDatabaseTeeAgentStore(database.db) });
+    await tee.register([AGENT]);
+    receipts = new ReceiptService({
+      db: database.db,
+      sync: () => database.sync(),
+      tee,
+      logger,
+      exclusive: true,
+    });
+    store = new MessageStore(database.db, { sync: () => database.sync() });
+  });
+  afterAll(async () => {
+    await tee.close();
+    await database.close();
+  });
+
+  it('replies released together, one recorded twice, and a tombstone make one unbroken chain', async () => {
+    const channelId = randomUUID();
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        store.insert({
+          id: randomUUID(),
+          channelId,
+          serverId: DEFAULT_SERVER_ID,
+          authorId: AGENT.agentId,
+          authorName: AGENT.name,
+          content: `answer ${index}`,
+          sourceType: 'agent_response',
+          metadata: {},
+          createdAt: new Date(),
+        }),
+      ),
+    );
+    const written = await Promise.all(
+      [...replies, replies[5]!].map((reply) => receipts.recordReply(reply)),
+    );
+    expect(written[12]!.hash).toBe(written[5]!.hash);
+    await receipts.recordRemoval({
+      channelId,
+      reason: 'message-deleted',
+      messageId: replies[0]!.id,
+      removedBy: 'api',
+    });
+    const more = await receipts.recordReply({
+      ...replies[0]!,
+      id: randomUUID(),
+      content: 'after the tombstone',
+    });
+    expect(more!.body.seq).toBe(14);
+    const page = await receipts.page(channelId, undefined, 100);
+    expect(page.receipts).toHaveLength(14);
+    expect(verifyReceiptChain(page.receipts)).toMatchObject({
+      valid: true,
+      chains: [{ length: 14, tombstones: 1 }],
+    });
+  });
+});
