@@ -72,13 +72,17 @@ export function checkPort(config: ParleyConfig): Promise<DoctorResult> {
 
 /**
  * Whether a Parley server answers on `HOST`:`PORT`, and if so its readiness in words (`ready`, or why not).
- * Read-only: one GET of its open readiness route.
+ * Read-only: one GET of its open readiness route (with the server token, when set, so that it says why).
  */
 async function runningParley(config: ParleyConfig): Promise<string | undefined> {
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
   try {
-    const response = await fetch(`${base}/api/server/ready`, { signal: AbortSignal.timeout(3000) });
+    // With a token set, readiness says why it is not ready only to a request that sends it.
+    const response = await fetch(`${base}/api/server/ready`, {
+      headers: config.authToken ? { 'x-api-key': config.authToken } : {},
+      signal: AbortSignal.timeout(3000),
+    });
     const body = (await response.json()) as {
       success?: boolean;
       data?: { status?: string };
