@@ -14,6 +14,8 @@ export const RESERVED_PATH_PREFIXES = [
   '/socket.io',
   // The agents, served as MCP tools over Streamable HTTP.
   '/mcp',
+  // The agents, served as OpenAI models (chat completions, responses).
+  '/v1',
 ] as const;
 
 /**

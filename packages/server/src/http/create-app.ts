@@ -85,10 +85,7 @@ export function isMcpPath(path: string): boolean {
 
 /** Whether a path belongs to a built-in endpoint (as opposed to a plugin route); `/v1` is the OpenAI face. */
 export function isBuiltInPath(path: string): boolean {
-  return (
-    RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ||
-    isOpenAIPath(path)
-  );
+  return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 /** Runs `middleware` on built-in endpoints only; plugin routes bring their own auth and limits. */

@@ -68,6 +68,8 @@ describe('loadPlugins validation', () => {
     '/API/Agents',
     '/metrics',
     '/api/docs',
+    '/v1/chat/completions',
+    '/V1/embeddings',
   ])('refuses a route on a path the server serves itself: %s', async (path) => {
     const error = await loadError([
       { name: 'sneaky', routes: [{ type: 'POST', path, handler: ok }] },
