@@ -22,7 +22,7 @@ import sync from './scenarios/sync.mjs';
 import toolReply from './scenarios/tool-reply.mjs';
 import tracing from './scenarios/tracing.mjs';
 import approvalReply from './scenarios/approval-reply.mjs';
-import receipts from './scenarios/receipts.mjs';
+import { receipts, receiptsPostgres } from './scenarios/receipts.mjs';
 import openaiReply from './scenarios/openai-reply.mjs';
 
 const SCENARIOS = [
@@ -41,6 +41,7 @@ const SCENARIOS = [
   tracing,
   approvalReply,
   receipts,
+  receiptsPostgres,
   openaiReply,
 ];
 

@@ -92,86 +92,96 @@ function verifyChain(file) {
  * signed by the agent's key and appended to its chain under a lock) against a server without a TEE (nothing
  * signed), both running at once, phases alternated; one client, sync. Then `parley-tee verify-receipt --chain`
  * checks every receipt the run made, in a child process as a third party runs it: receipts verified per second,
- * the program's start included.
+ * the program's start included. `receipts-postgres`: the same on PostgreSQL (each receipt a transaction under
+ * its chain's advisory lock, as processes of a cluster append).
  */
-export default {
-  id: 'receipts',
-  title:
-    '13. a tool reply with its receipt signed and chained vs without a TEE (1 client, sequential)',
-  run: async (context) => {
-    const model = await startModelServer({ script: 'echo-tool' });
-    const folder = await mkdtemp(join(tmpdir(), 'parley-bench-receipts-'));
-    try {
-      const withModel = { ...context, model };
-      const measured = await withServer(
-        withModel,
-        'receipts-off',
-        (off) =>
-          withServer(
-            withModel,
-            'receipts-on',
-            async (on) => {
-              const targets = { without: off, with: on };
-              const channels = { without: randomUUID(), with: randomUUID() };
-              for (const variant of Object.keys(targets)) {
-                for (let i = 0; i < 25; i++) await reply(targets[variant].url, channels[variant]);
-              }
-              const phaseMs = (context.durationS * 1000) / ROUNDS / 2;
-              const rounds = await alternateRounds(ROUNDS, ['without', 'with'], (variant) =>
-                measureCpu(
-                  withModel,
-                  { server: targets[variant].server, name: `${targets[variant].name}-${variant}` },
-                  () => loop(targets[variant].url, channels[variant], phaseMs),
-                ),
-              );
-              const page = await channelReceipts(on.url, channels.with);
-              const file = join(folder, 'chain.json');
-              await writeFile(file, JSON.stringify(page));
-              const verified = await verifyChain(file);
-              return { ...rounds, receipts: page.receipts.length, verified };
+function receiptsScenario({ postgres }) {
+  return {
+    id: postgres ? 'receipts-postgres' : 'receipts',
+    title: `13. a tool reply with its receipt signed and chained vs without a TEE (1 client, sequential${postgres ? ', PostgreSQL' : ''})`,
+    run: async (context) => {
+      const model = await startModelServer({ script: 'echo-tool' });
+      const folder = await mkdtemp(join(tmpdir(), 'parley-bench-receipts-'));
+      try {
+        const withModel = { ...context, model };
+        const measured = await withServer(
+          withModel,
+          'receipts-off',
+          (off) =>
+            withServer(
+              withModel,
+              'receipts-on',
+              async (on) => {
+                const targets = { without: off, with: on };
+                const channels = { without: randomUUID(), with: randomUUID() };
+                for (const variant of Object.keys(targets)) {
+                  for (let i = 0; i < 25; i++) await reply(targets[variant].url, channels[variant]);
+                }
+                const phaseMs = (context.durationS * 1000) / ROUNDS / 2;
+                const rounds = await alternateRounds(ROUNDS, ['without', 'with'], (variant) =>
+                  measureCpu(
+                    withModel,
+                    {
+                      server: targets[variant].server,
+                      name: `${targets[variant].name}-${variant}`,
+                    },
+                    () => loop(targets[variant].url, channels[variant], phaseMs),
+                  ),
+                );
+                const page = await channelReceipts(on.url, channels.with);
+                const file = join(folder, 'chain.json');
+                await writeFile(file, JSON.stringify(page));
+                const verified = await verifyChain(file);
+                return { ...rounds, receipts: page.receipts.length, verified };
+              },
+              { plugins: ['echo'], tee: true, postgres },
+            ),
+          { plugins: ['echo'], postgres },
+        );
+        const plain = variantFigures(measured.totals.without);
+        const signed = variantFigures(measured.totals.with);
+        const cpu = cpuRatio({
+          figure: 'server CPU per reply, receipt signed and chained',
+          measured: signed,
+          limit: plain,
+          maxRatio: MAX_RATIO,
+          what: 'with receipts',
+          limitWhat: 'without a TEE',
+        });
+        const { receipts, verified } = measured;
+        return {
+          rows: [
+            cpu.row,
+            {
+              figure: 'p50 latency',
+              value: signed.latency.p50,
+              unit: 'ms',
+              limit: plain.latency.p50,
             },
-            { plugins: ['echo'], tee: true },
-          ),
-        { plugins: ['echo'] },
-      );
-      const plain = variantFigures(measured.totals.without);
-      const signed = variantFigures(measured.totals.with);
-      const cpu = cpuRatio({
-        figure: 'server CPU per reply, receipt signed and chained',
-        measured: signed,
-        limit: plain,
-        maxRatio: MAX_RATIO,
-        what: 'with receipts',
-        limitWhat: 'without a TEE',
-      });
-      const { receipts, verified } = measured;
-      return {
-        rows: [
-          cpu.row,
-          {
-            figure: 'p50 latency',
-            value: signed.latency.p50,
-            unit: 'ms',
-            limit: plain.latency.p50,
-          },
-          {
-            figure: 'receipts verified per second (CLI --chain, start included)',
-            value: verified.code === 0 ? receipts / (verified.ms / 1000) : 0,
-            unit: '/s',
-          },
-        ],
-        notes: [
-          `limit: the same reply on a server without a TEE, ${ROUNDS} alternated rounds each`,
-          cpu.note,
-          repliesNote('with receipts', measured.totals.with),
-          repliesNote('without a TEE', measured.totals.without),
-          `parley-tee verify-receipt --chain: ${receipts} receipts in ${Math.round(verified.ms)} ms, exit ${verified.code}` +
-            ` (${verified.stdout.split('\n')[0]})`,
-        ],
-      };
-    } finally {
-      await model.stop();
-      await rm(folder, { recursive: true, force: true });
-    }
-  },
-};
+            {
+              figure: 'receipts verified per second (CLI --chain, start included)',
+              value: verified.code === 0 ? receipts / (verified.ms / 1000) : 0,
+              unit: '/s',
+            },
+          ],
+          notes: [
+            `limit: the same reply on a server without a TEE, ${ROUNDS} alternated rounds each`,
+            cpu.note,
+            repliesNote('with receipts', measured.totals.with),
+            repliesNote('without a TEE', measured.totals.without),
+            `parley-tee verify-receipt --chain: ${receipts} receipts in ${Math.round(verified.ms)} ms, exit ${verified.code}` +
+              ` (${verified.stdout.split('\n')[0]})`,
+          ],
+        };
+      } finally {
+        await model.stop();
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** On the embedded database (one writer: one INSERT per receipt). */
+export const receipts = receiptsScenario({ postgres: false });
+/** On PostgreSQL (a locked transaction per receipt, as a cluster appends). */
+export const receiptsPostgres = receiptsScenario({ postgres: true });
