@@ -33,6 +33,7 @@ describe('isSecretName', () => {
       '-token',
       'jwt',
       'oauth',
+      'API_KEYS',
     ];
     const ordinary = [
       'MAX_TOKENS',
@@ -47,6 +48,7 @@ describe('isSecretName', () => {
       'name',
       'passthrough',
       'MODEL_TEMPERATURE',
+      'keys',
     ];
     for (const name of secret) expect(isSecretName(name), name).toBe(true);
     for (const name of ordinary) expect(isSecretName(name), name).toBe(false);

@@ -34,7 +34,11 @@ const MAX_NODES = 20_000;
 /** A word (of a name split at `_`, `-`, `.`, spaces and camel case) ending so is secret: `apikey`, `smtppass`. */
 const SECRET_ENDINGS = [
   'key',
-  'keys',
+  // Not `keys` alone: a list of field names (`unrecognized_keys` in a 400's details) is not a secret.
+  'apikeys',
+  'accesskeys',
+  'privatekeys',
+  'secretkeys',
   'secret',
   'secrets',
   'token',
@@ -77,11 +81,11 @@ export function isSecretName(name: string): boolean {
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/);
-  return words.some(
-    (word) =>
-      word.length > 0 &&
-      (SECRET_WORDS.has(word) || SECRET_ENDINGS.some((ending) => word.endsWith(ending))),
-  );
+  const secretWord = (word: string) =>
+    word.length > 0 &&
+    (SECRET_WORDS.has(word) || SECRET_ENDINGS.some((ending) => word.endsWith(ending)));
+  // The words joined too: `API_KEYS` is `apikeys`.
+  return words.some(secretWord) || secretWord(words.join(''));
 }
 
 /**
