@@ -114,7 +114,7 @@ describe('receipts end to end (simulator TEE)', { timeout: 120_000 }, () => {
         toolCalls: [
           { id: request.toolCallId, name: 'DEPLOY', input: jsonDigest({ target: 'prod' }) },
         ],
-        approvals: [{ toolCallId: request.toolCallId, decision: 'approved' }],
+        approvals: [{ toolCallId: request.toolCallId, decision: 'approved', decidedBy: 'api' }],
         inReplyTo: { content: textDigest('deploy please') },
       },
     });
@@ -266,6 +266,31 @@ describe('receipts end to end (simulator TEE)', { timeout: 120_000 }, () => {
       ].map(async (path) => (await fetch(`${running.url}${path}`)).status),
     );
     expect(statuses).toEqual([400, 404, 400, 400, 400, 400, 400]);
+  });
+});
+
+describe('who decided, as a receipt signs it', { timeout: 120_000 }, () => {
+  it('a decision over the socket is signed as socket:<the entity that joined the room>', async () => {
+    const client = createParleyClient({ baseUrl: running.url });
+    const channelId = randomUUID();
+    const socket = connectSocket({ baseUrl: running.url });
+    try {
+      await nextEvent(socket.onConnectionChange, (state) => state.status === 'connected');
+      await socket.joinRoom(channelId, 'reviewer-7');
+      const paused = await client.sendMessage(channelId, {
+        text: 'deploy now',
+        entityId: 'user-1',
+        mode: 'sync',
+      });
+      const request = paused.awaitingApproval![0]!;
+      await socket.decideApproval(channelId, request.replyId, request.toolCallId, true);
+      const { receipt } = await receiptOf(request.replyId);
+      expect(receipt.body.reply!.approvals).toEqual([
+        expect.objectContaining({ decision: 'approved', decidedBy: 'socket:reviewer-7' }),
+      ]);
+    } finally {
+      socket.disconnect();
+    }
   });
 });
 

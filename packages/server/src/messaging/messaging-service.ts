@@ -124,7 +124,7 @@ export class MessagingService {
    */
   decideApproval(
     replyId: string,
-    input: { toolCallId: string; approved: boolean; reason?: string },
+    input: { toolCallId: string; approved: boolean; reason?: string; decidedBy?: string },
     channelId?: string,
   ) {
     if (this.#options.traceContext !== false) annotate({ 'parley.reply.id': replyId });

@@ -87,7 +87,7 @@ export class PausedReplies {
    */
   async decide(
     replyId: string,
-    input: { toolCallId: string; approved: boolean; reason?: string },
+    input: { toolCallId: string; approved: boolean; reason?: string; decidedBy?: string },
     channelId?: string,
   ): Promise<ApprovalDecided> {
     const { store } = this.#options;
@@ -102,7 +102,7 @@ export class PausedReplies {
     if (
       state.decided ||
       state.closed ||
-      !(await store.decide(replyId, input.toolCallId, decision, input.reason))
+      !(await store.decide(replyId, input.toolCallId, decision, input.reason, input.decidedBy))
     ) {
       throw new ParleyError('CONFLICT', 'This approval request was already decided or has expired');
     }

@@ -153,7 +153,7 @@ export class ReceiptService {
         : storageCall('receipt', () =>
             this.#db
               .selectFrom('approval_requests')
-              .select(['tool_call_id', 'decision', 'decided_at'])
+              .select(['tool_call_id', 'decision', 'decided_at', 'decided_by'])
               .where('reply_id', '=', message.id)
               .where('decision', 'is not', null)
               .orderBy('decided_at')
@@ -168,7 +168,8 @@ export class ReceiptService {
       approvals: approvals.map((row) => ({
         toolCallId: row.tool_call_id,
         decision: row.decision as 'approved' | 'denied' | 'expired',
-        decidedBy: null,
+        // Bounded as the receipt schema bounds it (an entity id is far shorter).
+        decidedBy: row.decided_by ? row.decided_by.slice(0, 1024) : null,
         decidedAt: new Date(row.decided_at!).toISOString(),
       })),
       inReplyTo: question

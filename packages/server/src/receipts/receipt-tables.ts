@@ -33,6 +33,8 @@ export interface ReceiptAttestationTable {
 export type ReceiptTables = {
   receipts: ReceiptTable;
   receipt_attestations: ReceiptAttestationTable;
+  /** The column 0022 adds to `approval_requests` (null: decided before it, or expired). */
+  approval_requests: { decided_by: string | null };
 };
 
 /** Migration 0022: the receipt tables. */
@@ -66,6 +68,8 @@ export async function createReceiptTables(db: Kysely<unknown>): Promise<void> {
     .on('receipts')
     .columns(['channel_id', 'position'])
     .execute();
+  // Who decided each approval, for the receipts that sign it: `api` (the API key's holder) or `socket:<entity>`.
+  await db.schema.alterTable('approval_requests').addColumn('decided_by', 'text').execute();
   // One reply receipt per message, whichever process records it.
   await sql`CREATE UNIQUE INDEX receipts_reply_message_idx ON receipts (message_id) WHERE kind = 'reply'`.execute(
     db,

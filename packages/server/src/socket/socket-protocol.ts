@@ -225,10 +225,13 @@ export function serveSocketProtocol(
         'decideApproval payload',
       );
       annotate({ 'gen_ai.conversation.id': roomId, 'parley.reply.id': replyId });
-      if (existingStateOf(socket)?.rooms?.get(roomId) === undefined) {
+      const entityId = existingStateOf(socket)?.rooms?.get(roomId);
+      if (entityId === undefined) {
         throw new ParleyError('FORBIDDEN', `Join room ${roomId} before deciding its approvals`);
       }
-      return messaging.decideApproval(replyId, decision, roomId).then(
+      // Who decided, as a receipt signs it: the entity that joined the room on this socket.
+      const decidedBy = `socket:${entityId}`;
+      return messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId).then(
         (decided) =>
           ackOf(ack)?.({
             status: 'ok',

@@ -156,10 +156,12 @@ export class ApprovalStore {
     toolCallId: string,
     decision: 'approved' | 'denied',
     reason: string | undefined,
+    decidedBy?: string,
   ): Promise<boolean> {
     const result = await storageCall('approval decision', () =>
       sql`UPDATE approval_requests r
-          SET decision = ${decision}, reason = ${reason ?? null}, decided_at = now()
+          SET decision = ${decision}, reason = ${reason ?? null}, decided_at = now(),
+              decided_by = ${decidedBy ?? null}
           FROM paused_replies p
           WHERE r.reply_id = ${replyId}::uuid AND r.tool_call_id = ${toolCallId}
             AND r.decision IS NULL AND p.reply_id = r.reply_id

@@ -120,7 +120,9 @@ export function messagingRoutes(
   routes.post('/api/messaging/replies/:replyId/approvals', async (c) => {
     const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
     const body = await readJsonBody(c, approvalDecisionSchema, 'decision');
-    return c.json(success(await messaging.decideApproval(replyId, body)), 202);
+    // Who decided, as a receipt signs it: the API key's holder (Parley knows no other identity over REST).
+    const decided = await messaging.decideApproval(replyId, { ...body, decidedBy: 'api' });
+    return c.json(success(decided), 202);
   });
 
   routes.get('/api/messaging/replies/:replyId/events', (c) => {
