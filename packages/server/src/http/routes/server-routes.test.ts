@@ -42,4 +42,37 @@ describe('server routes', () => {
     databaseUp = true;
     expect((await http.request('/api/server/ready')).status).toBe(200);
   });
+
+  it('with the token set, a 503 without it says only not ready; with it, the checks, redacted', async () => {
+    const http = createHttpApp({ logger, bodyLimit: 1024, authToken: 's3cret' });
+    const detail = 'login refused: Authorization: Bearer tok-4d5e6f7a8b (API_TOKEN=tok-4d5e6f7a8b)';
+    http.route(
+      '/',
+      serverRoutes({
+        authToken: 's3cret',
+        readiness: [() => Promise.resolve({ name: 'mcp', ok: false, detail })],
+      }),
+    );
+    const [open, wrong, authorized] = await Promise.all([
+      http.request('/api/server/ready'),
+      http.request('/api/server/ready', { headers: { 'x-api-key': 'wrong' } }),
+      http.request('/api/server/ready', { headers: { 'x-api-key': 's3cret' } }),
+    ]);
+    for (const answer of [open, wrong]) {
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toEqual({
+        success: false,
+        error: { code: 'UNAVAILABLE', message: 'Not ready' },
+      });
+    }
+    expect(authorized.status).toBe(503);
+    const text = await authorized.text();
+    expect(text).not.toContain('tok-4d5e6f7a8b');
+    expect(JSON.parse(text)).toMatchObject({
+      error: {
+        message:
+          'Not ready (mcp: login refused: Authorization: Bearer [redacted] (API_TOKEN=[redacted]))',
+      },
+    });
+  });
 });
