@@ -1,7 +1,7 @@
 import type { Character } from '@parley/plugin-sdk';
 import type { AgentAbilities } from './agent-abilities';
 import { settingText } from './character';
-import { redactValue, REDACTED } from '../redaction/redact';
+import { redactText, redactValue, REDACTED } from '../redaction/redact';
 
 /** What every secret value is replaced by in an answer. */
 export const MASKED = REDACTED;
@@ -23,6 +23,13 @@ export interface AgentFacts {
   updatedAt: Date;
 }
 
+/** The values of a character's `secrets`, as text. */
+function secretValuesOf(character: Readonly<Character>): string[] {
+  return Object.values(character.secrets ?? {})
+    .map((value) => settingText(value))
+    .filter((text): text is string => text !== undefined && text.length > 0);
+}
+
 /**
  * The character as an answer may show it: every value of `secrets` replaced by {@link MASKED} (names kept), and
  * the rest as the one redaction cleans every value that leaves the server (`redaction/redact.ts`): settings whose
@@ -31,11 +38,8 @@ export interface AgentFacts {
  * flag (`args: ["--api-key", X]`), `Bearer` tokens, and any text holding one of its secrets or the server's.
  */
 export function maskCharacter(character: Readonly<Character>): Record<string, unknown> {
-  const secretValues = Object.values(character.secrets ?? {})
-    .map((value) => settingText(value))
-    .filter((text): text is string => text !== undefined && text.length > 0);
   const { secrets, ...rest } = character;
-  const masked = redactValue(rest as Record<string, unknown>, secretValues);
+  const masked = redactValue(rest as Record<string, unknown>, secretValuesOf(character));
   if (secrets) {
     masked.secrets = Object.fromEntries(Object.keys(secrets).map((key) => [key, MASKED]));
   }
@@ -59,7 +63,8 @@ export function agentListItem(facts: AgentFacts) {
     id: facts.agentId,
     name: facts.character.name,
     characterName: facts.character.name,
-    bio: bioLine(facts.character),
+    // Redacted as the details are: a bio may quote a secret the character holds.
+    bio: redactText(bioLine(facts.character), secretValuesOf(facts.character)),
     status: statusOf(facts),
   };
 }

@@ -50,7 +50,7 @@ describe('GET /api/agents/{id}: no secret in clear, wherever the character holds
       characters: [
         {
           name: 'Leaky',
-          bio: ['Holds every kind of secret.'],
+          bio: [`Reachable with ${SECRET.openai}.`],
           system: `Ops may call with ${SECRET.serverToken}.`,
           settings: {
             SMTP_PASS: SECRET.smtpPass,
@@ -82,7 +82,10 @@ describe('GET /api/agents/{id}: no secret in clear, wherever the character holds
 
   it('redacts by name, by shape and by value, and keeps the rest readable', async () => {
     const list = await fetch(`${test.url}/api/agents`, { headers });
-    const [agent] = ((await list.json()) as any).data.agents as { id: string }[];
+    const listed = await list.text();
+    expectNoSecret(listed, 'the agent list');
+    const [agent] = (JSON.parse(listed) as any).data.agents as { id: string; bio: string }[];
+    expect(agent!.bio).toBe('Reachable with [redacted].');
     const response = await fetch(`${test.url}/api/agents/${agent!.id}`, { headers });
     expect(response.status).toBe(200);
     const text = await response.text();
