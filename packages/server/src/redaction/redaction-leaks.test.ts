@@ -84,7 +84,7 @@ describe('GET /api/agents/{id}: no secret in clear, wherever the character holds
     const list = await fetch(`${test.url}/api/agents`, { headers });
     const listed = await list.text();
     expectNoSecret(listed, 'the agent list');
-    const [agent] = (JSON.parse(listed) as any).data.agents as { id: string; bio: string }[];
+    const [agent] = JSON.parse(listed).data.agents as { id: string; bio: string }[];
     expect(agent!.bio).toBe('Reachable with [redacted].');
     const response = await fetch(`${test.url}/api/agents/${agent!.id}`, { headers });
     expect(response.status).toBe(200);
