@@ -24,6 +24,8 @@ async function openPage(context: BrowserContext, url: string) {
   });
   await page.goto(url);
   await expect.poll(() => page.getByLabel('Agent').locator('option').count()).toBeGreaterThan(0);
+  // In the channel's room: a second tab opened on the channel hears what happens there from now on.
+  await expect.poll(() => page.locator('.messages').getAttribute('data-joined')).toBeTruthy();
   return { page, problems, posts };
 }
 

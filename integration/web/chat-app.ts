@@ -114,6 +114,8 @@ export async function openChat(browser: Browser, url: string, options: BrowserCo
   });
   await page.goto(url);
   await expect.poll(() => page.getByLabel('Agent').locator('option').count()).toBeGreaterThan(0);
+  // In the channel's room, so that its live events reach the page from now on.
+  await expect.poll(() => page.locator('.messages').getAttribute('data-joined')).toBeTruthy();
   return { context, page, problems, dialogs, foreign };
 }
 

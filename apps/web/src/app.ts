@@ -72,7 +72,10 @@ export class ChatApp {
     this.#list = new MessageList(
       ui.messages,
       (request, approved, reason) => decideApproval(this.#transport(), request, approved, reason),
-      { download: downloadAttachment },
+      {
+        download: downloadAttachment,
+        receipt: (messageId) => this.#client.messageReceipt(messageId),
+      },
       ui.announcer,
     );
     this.#room = new RoomStatus(ui.members, ui.typing);
@@ -305,8 +308,11 @@ export class ChatApp {
     void this.#showAgent();
     this.#oldest = undefined;
     this.#renderRecent();
+    delete ui.messages.dataset.joined;
     try {
       await this.#socket?.joinRoom(channelId, this.#me.entityId);
+      // From here on the room's live events reach this page (tests wait on it, not on time).
+      if (channelId === this.#channelId) ui.messages.dataset.joined = channelId;
     } catch (error) {
       ui.channelError.textContent = `Could not join the channel: ${describeError(error)}`;
     }
