@@ -1,3 +1,4 @@
+import type { ReceiptBundle } from '@parley/core';
 import { h } from '../dom';
 import { type AttachmentRef, formatBytes } from './attachment-view';
 import { renderMarkdown } from './markdown';
@@ -47,6 +48,8 @@ export interface Item {
 export interface ItemActions {
   /** Fetches an attachment with the page's key and saves it. */
   download: (attachment: AttachmentRef) => Promise<void>;
+  /** Fetches a reply's signed receipt (a server with a TEE signs each reply). */
+  receipt?: (messageId: string) => Promise<ReceiptBundle>;
 }
 
 /** Copies text, with a fallback for a page without the async clipboard (an insecure origin). */
@@ -61,7 +64,12 @@ async function copyText(text: string): Promise<void> {
 }
 
 /** The bubble of a message: sender and time, tool cards (later), the text, attachments, and a Copy button. */
-export function createItem(id: string, role: string, senderName: string): Item {
+export function createItem(
+  id: string,
+  role: string,
+  senderName: string,
+  actions?: ItemActions,
+): Item {
   const sender = h('span', { className: 'sender' }, senderName);
   const time = h('time', {});
   const body = h('div', { className: 'text' });
@@ -94,9 +102,9 @@ export function createItem(id: string, role: string, senderName: string): Item {
       () => flash(copy, 'Copy failed'),
     );
   });
-  const actions = h('div', { className: 'message-actions' }, copy);
-  if (role === 'agent') actions.append(replyMenu(element));
-  element.append(actions);
+  const buttons = h('div', { className: 'message-actions' }, copy);
+  if (role === 'agent') buttons.append(replyMenu(element, item, actions?.receipt));
+  element.append(buttons);
   return item;
 }
 
@@ -104,7 +112,11 @@ export function createItem(id: string, role: string, senderName: string): Item {
  * An agent reply's menu: its id (read when opened: a reply keeps the id the server gave it) and a button that
  * copies `parley reply <id>`, the command that shows the reply's steps.
  */
-function replyMenu(element: HTMLLIElement): HTMLSpanElement {
+function replyMenu(
+  element: HTMLLIElement,
+  item: Item,
+  fetchReceipt: ItemActions['receipt'],
+): HTMLSpanElement {
   const id = h('code', { className: 'reply-id' });
   const copy = h('button', { type: 'button', className: 'copy-command' }, 'Copy parley reply');
   const command = () => `parley reply ${element.dataset.messageId ?? ''}`;
@@ -121,6 +133,7 @@ function replyMenu(element: HTMLLIElement): HTMLSpanElement {
     id,
     copy,
   );
+  if (fetchReceipt) body.append(receiptButton(element, item, fetchReceipt));
   const toggle = h(
     'button',
     {
@@ -141,6 +154,46 @@ function replyMenu(element: HTMLLIElement): HTMLSpanElement {
     }
   });
   return h('span', { className: 'reply-menu' }, toggle, body);
+}
+
+/**
+ * "Receipt": fetches the reply's signed receipt, checks it in the browser (lazily loading `@parley/tee`) and
+ * shows what it proves; the button becomes the mark: "✓ Verified" or "✗ Not verified".
+ */
+function receiptButton(
+  element: HTMLLIElement,
+  item: Item,
+  fetchReceipt: NonNullable<ItemActions['receipt']>,
+): HTMLButtonElement {
+  const button = h('button', { type: 'button', className: 'receipt-mark' }, 'Receipt');
+  // The panel goes under the message, not in the small menu the button is in.
+  const holder = h('div', { className: 'receipt-holder' });
+  element.append(holder);
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    const messageId = element.dataset.messageId ?? '';
+    Promise.all([fetchReceipt(messageId), import('./receipt-view')]).then(
+      ([bundle, { checkReceipt, receiptPanel }]) => {
+        const checks = checkReceipt(bundle, item.text);
+        button.textContent = checks.verified ? '✓ Verified' : '✗ Not verified';
+        button.dataset.verified = String(checks.verified);
+        holder.replaceChildren(receiptPanel(bundle, checks));
+        button.disabled = false;
+      },
+      (error: unknown) => {
+        button.textContent = 'No receipt';
+        holder.replaceChildren(
+          h(
+            'p',
+            {},
+            `No receipt: ${error instanceof Error ? error.message : String(error)} (a server signs replies only with a TEE).`,
+          ),
+        );
+        button.disabled = false;
+      },
+    );
+  });
+  return button;
 }
 
 function flash(button: HTMLButtonElement, label: string) {

@@ -260,7 +260,7 @@ export class MessageList {
 
   /** A message's bubble; a `live` reply (still streaming) is not yet an empty reply. */
   #create(message: ChatMessage, live = false): Item {
-    const item = createItem(message.id, message.role, message.senderName);
+    const item = createItem(message.id, message.role, message.senderName, this.#actions);
     if (message.inReplyTo) item.element.dataset.inReplyTo = message.inReplyTo;
     if (message.toolCalls?.length) {
       const tools = this.#tools(item);
