@@ -29,6 +29,7 @@ import { mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
 import { AgentManager, type AgentManagementOptions } from './agents/agent-manager';
 import { openaiRoutes } from './openai/openai-routes';
+import { uiChatRoutes } from './ui-chat/ui-chat-routes';
 import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
 import { messageServerRoutes } from './http/routes/message-server-routes';
@@ -552,6 +553,14 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agents: profiles,
       messaging,
       syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+    }),
+  );
+  app.route(
+    '/',
+    uiChatRoutes({
+      agents: profiles,
+      messaging,
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     }),
   );
