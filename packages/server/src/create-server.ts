@@ -32,6 +32,7 @@ import { openaiRoutes } from './openai/openai-routes';
 import { uiChatRoutes } from './ui-chat/ui-chat-routes';
 import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
+import { panelRoutes } from './http/routes/panel-routes';
 import { messageServerRoutes } from './http/routes/message-server-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { ManagedAgentStore } from './storage/managed-agent-store';
@@ -485,6 +486,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     '/',
     serverRoutes({
       authToken: options.authToken,
+      agentStatuses: () => agentManager.list(),
       readiness: [
         databaseProbe(database.db),
         roomsProbe(() => socketServerRooms(io)),
@@ -566,6 +568,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   );
   let pluginEntries: readonly PluginRouteEntry[] = [];
   app.route('/', apiDocsRoutes({ pluginRoutes: () => pluginEntries, serverUrl: () => serverUrl }));
+  app.route(
+    '/',
+    panelRoutes(agentManager, () => pluginEntries),
+  );
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

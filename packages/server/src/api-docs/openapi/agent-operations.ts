@@ -72,6 +72,24 @@ export const AGENT_OPERATIONS: readonly DocumentedOperation[] = [
   },
   {
     ...agents,
+    method: 'get',
+    path: '/api/agents/:agentId/panels',
+    operationId: 'getAgentPanels',
+    summary: "An agent's panels (elizaOS's `agents.getAgentPanels`)",
+    description:
+      "The agent's plugins' routes that are `public` and have a `name` (GET or STATIC), each with the path " +
+      'that serves it for this agent (`?agentId=`).',
+    pathParams: agentId,
+    responses: {
+      200: {
+        description: 'The panels, in plugin order.',
+        json: apiSuccessSchema(z.array(z.object({ name: z.string(), path: z.string() }))),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
     method: 'post',
     path: '/api/agents',
     operationId: 'createAgent',

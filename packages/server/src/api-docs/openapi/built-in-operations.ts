@@ -169,6 +169,62 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
   },
   {
     method: 'get',
+    path: '/api/server/ping',
+    operationId: 'pingServer',
+    summary: 'Ping (elizaOS)',
+    description: `elizaOS's \`server.ping\`. ${NOT_ENVELOPED}`,
+    tag: 'server',
+    auth: ['apiKey'],
+    responses: {
+      200: {
+        description: 'Pong.',
+        json: z.object({ pong: z.literal(true), timestamp: z.number().int() }),
+      },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/server/hello',
+    operationId: 'helloServer',
+    summary: 'Hello (elizaOS)',
+    description: `elizaOS's \`server.hello\`. ${NOT_ENVELOPED}`,
+    tag: 'server',
+    auth: ['apiKey'],
+    responses: { 200: { description: 'A greeting.', json: z.object({ message: z.string() }) } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/server/status',
+    operationId: 'getServerStatus',
+    summary: 'Server status (elizaOS)',
+    description:
+      "elizaOS's `server.getStatus`: agent counts (active answers, inactive is stopped), the process's heap " +
+      'use, uptime in seconds and the server version.',
+    tag: 'server',
+    auth: ['apiKey'],
+    responses: {
+      200: {
+        description: 'The status.',
+        json: apiSuccessSchema(
+          z.object({
+            agents: z.object({
+              total: z.number().int(),
+              active: z.number().int(),
+              inactive: z.number().int(),
+            }),
+            memory: z.object({ used: z.number(), total: z.number(), percentage: z.number() }),
+            uptime: z.number(),
+            version: z.string(),
+          }),
+        ),
+      },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
     summary: 'Prometheus metrics',

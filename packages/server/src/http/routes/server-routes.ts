@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { hasServerToken, offeredApiKey } from '../../guards/api-key';
 import { checkReadiness, type ReadinessProbe } from '../../health';
 import { redactText } from '../../redaction/redact';
+import { SERVER_PACKAGE_VERSION } from '../../api-docs/package-version';
 import type { AppEnv } from '../app-env';
 import { failure, success } from '../envelope';
 
@@ -28,12 +29,39 @@ export interface ServerRoutesOptions {
   readiness?: readonly ReadinessProbe[];
   /** `SERVER_AUTH_TOKEN`: when set, readiness shows its checks only to a request carrying it. */
   authToken?: string;
+  /** The agents' statuses, for `GET /api/server/status` (none: counts of zero). */
+  agentStatuses?: () => readonly { status: string }[];
 }
 
-/** `GET /api/server/health` (liveness) and `GET /api/server/ready` (readiness). Agents: `agent-routes.ts`. */
+/** `GET /api/server/status` data, in the shape of elizaOS's `ServerStatus` (`@elizaos/api-client`). */
+export function serverStatus(statuses: readonly { status: string }[]) {
+  const active = statuses.filter((agent) => agent.status === 'active').length;
+  const memory = process.memoryUsage();
+  return {
+    agents: { total: statuses.length, active, inactive: statuses.length - active },
+    memory: {
+      used: memory.heapUsed,
+      total: memory.heapTotal,
+      percentage: memory.heapTotal > 0 ? Math.round((memory.heapUsed / memory.heapTotal) * 100) : 0,
+    },
+    uptime: Math.round(process.uptime()),
+    version: SERVER_PACKAGE_VERSION,
+  };
+}
+
+/**
+ * `GET /api/server/health` (liveness), `GET /api/server/ready` (readiness), and elizaOS's `ping`, `hello` and
+ * `status` (behind the token like every other route). Agents: `agent-routes.ts`.
+ */
 export function serverRoutes(options: ServerRoutesOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(HEALTH_PATH, (c) => c.json(success({ status: 'ok' as const })));
+  // elizaOS's server answers these unenveloped; its client reads either shape.
+  routes.get('/api/server/ping', (c) => c.json({ pong: true as const, timestamp: Date.now() }));
+  routes.get('/api/server/hello', (c) => c.json({ message: 'Hello World!' }));
+  routes.get('/api/server/status', (c) =>
+    c.json(success(serverStatus(options.agentStatuses?.() ?? []))),
+  );
   routes.get(READY_PATH, async (c) => {
     const report = await checkReadiness(options.readiness ?? []);
     const offered = offeredApiKey({ header: (name) => c.req.header(name) });
