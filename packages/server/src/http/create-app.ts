@@ -19,6 +19,7 @@ import { isUploadRequest } from './upload-path';
 import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 import { httpTracing } from '../tracing/http-tracing';
 import { handleOpenAIError, isOpenAIPath } from '../openai/openai-errors';
+import { isA2APath, isAgentCardPath } from '../a2a/a2a-routes';
 
 /** The path of the MCP endpoint: the agents served as tools over Streamable HTTP. */
 export const MCP_PATH = '/mcp';
@@ -85,7 +86,10 @@ export function isMcpPath(path: string): boolean {
 
 /** Whether a path belongs to a built-in endpoint (as opposed to a plugin route); `/v1` is the OpenAI face. */
 export function isBuiltInPath(path: string): boolean {
-  return RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  return (
+    isA2APath(path) ||
+    RESERVED_PATH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))
+  );
 }
 
 /** Runs `middleware` on built-in endpoints only; plugin routes bring their own auth and limits. */
@@ -128,7 +132,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       const path = c.req.path;
       if (!isBuiltInPath(path)) return plugins(c, next);
       // MCP tool calls and the OpenAI face's answers are conversations too: they share the messaging budget.
-      if (path.startsWith('/api/messaging/') || isMcpPath(path) || isOpenAIPath(path)) {
+      if (
+        path.startsWith('/api/messaging/') ||
+        isMcpPath(path) ||
+        isOpenAIPath(path) ||
+        isA2APath(path)
+      ) {
         return messaging(c, next);
       }
       // Health stays free for load balancers and probes: it touches nothing.
@@ -148,9 +157,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   if (auth && mcpAuth) {
     app.use(
       onBuiltInPaths((c, next) => {
-        if (isOpenPath(c.req.path)) return next();
+        // Agent cards are open for discovery, as A2A asks: they name the schemes the calls need.
+        if (isOpenPath(c.req.path) || isAgentCardPath(c.req.path)) return next();
         const path = c.req.path;
-        return isMcpPath(path) || isOpenAIPath(path) ? mcpAuth(c, next) : auth(c, next);
+        return isMcpPath(path) || isOpenAIPath(path) || isA2APath(path)
+          ? mcpAuth(c, next)
+          : auth(c, next);
       }),
     );
   }

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { defineAction, type Plugin } from '@parley/plugin-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/test-server';
+import { createOpenAICompatibleModel } from '../models';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../models/testing/fake-openai-server';
+
+const TOKEN = 'a2a-face-secret-token';
+
+const weather: Plugin = {
+  name: 'weather',
+  description: 'Weather lookups',
+  actions: [
+    defineAction({
+      name: 'LOOKUP',
+      description: 'Looks up the weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      handler: () => ({ success: true, text: 'hot' }),
+    }),
+  ],
+};
+
+/** A long answer, for cancelling mid-stream. */
+const LONG = 'word '.repeat(400);
+
+function userMessage(text: string, contextId = ''): SendMessageRequest {
+  const message: Message = {
+    messageId: randomUUID(),
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [
+      {
+        content: { $case: 'text', value: text },
+        metadata: undefined,
+        filename: '',
+        mediaType: 'text/plain',
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+  return { tenant: '', message, configuration: undefined, metadata: undefined };
+}
+
+const withToken: typeof fetch = (input, init) =>
+  fetch(input, {
+    ...init,
+    headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${TOKEN}` },
+  });
+
+const textOfTask = (task: Task) =>
+  (task.status?.message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('');
+
+describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
+  let upstream: FakeOpenAIServer;
+  let slowUpstream: FakeOpenAIServer;
+  let test: TestServer;
+  let slow: TestServer;
+  let agentId: string;
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl: withToken })],
+  });
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAIServer({ reply: 'Hello from the agent', chunkSize: 4 });
+    slowUpstream = await startFakeOpenAIServer({ reply: LONG, chunkSize: 5, chunkDelayMs: 5 });
+    const model = createOpenAICompatibleModel({
+      baseUrl: upstream.url,
+      model: 'fake',
+      timeoutMs: 10_000,
+    });
+    const slowModel = createOpenAICompatibleModel({
+      baseUrl: slowUpstream.url,
+      model: 'fake',
+      timeoutMs: 10_000,
+    });
+    [test, slow] = await Promise.all([
+      startTestServer({ model, plugins: [weather], authToken: TOKEN }),
+      startTestServer({ model: slowModel, authToken: TOKEN }),
+    ]);
+    agentId = test.server.agents.defaultAgent.agentId;
+  });
+  afterAll(async () => {
+    await test?.[Symbol.asyncDispose]();
+    await slow?.[Symbol.asyncDispose]();
+    await upstream?.close();
+    await slowUpstream?.close();
+  });
+
+  async function history(server: TestServer, channelId: string) {
+    const response = await fetch(
+      `${server.url}/api/messaging/channels/${channelId}/messages?limit=100`,
+      { headers: { 'x-api-key': TOKEN } },
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { messages: { content: string }[] } };
+    return body.data.messages.map((message) => message.content);
+  }
+
+  it('serves a card per agent (default at the well-known path): skills from its actions, the token as schemes', async () => {
+    const card = (await (await fetch(`${test.url}/.well-known/agent-card.json`)).json()) as {
+      name: string;
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+      skills: { id: string }[];
+      securitySchemes: Record<string, unknown>;
+    };
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      url: `${test.url}/a2a/${agentId}`,
+      protocolBinding: 'JSONRPC',
+    });
+    expect(card.skills.map((skill) => skill.id)).toContain('LOOKUP');
+    expect(Object.keys(card.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+    const perAgent = await fetch(`${test.url}/a2a/${agentId}/.well-known/agent-card.json`);
+    expect(((await perAgent.json()) as { name: string }).name).toBe(card.name);
+    const unknown = await fetch(`${test.url}/a2a/${randomUUID()}/.well-known/agent-card.json`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('sends a message: the task completes with the answer, which shows in the context channel history; get finds it', async () => {
+    const client: Client = await factory.createFromUrl(test.url);
+    const contextId = randomUUID();
+    const result = await client.sendMessage(userMessage('hi there', contextId));
+    const task = result as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOfTask(task)).toBe('Hello from the agent');
+    expect(task.contextId).toBe(contextId);
+    const messages = await history(test, contextId);
+    expect(messages).toContain('hi there');
+    expect(messages).toContain('Hello from the agent');
+    const got = await client.getTask({ tenant: '', id: task.id });
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('streams a message: working, the answer in artifact pieces, then completed', async () => {
+    const client = await factory.createFromUrl(test.url);
+    const states: TaskState[] = [];
+    let streamed = '';
+    for await (const event of client.sendMessageStream(userMessage('stream please'))) {
+      const payload = event.payload;
+      if (payload?.$case === 'task') states.push(payload.value.status!.state);
+      if (payload?.$case === 'statusUpdate') states.push(payload.value.status!.state);
+      if (payload?.$case === 'artifactUpdate') {
+        for (const part of payload.value.artifact?.parts ?? []) {
+          if (part.content?.$case === 'text') streamed += part.content.value;
+        }
+      }
+    }
+    expect(states[0]).toBe(TaskState.TASK_STATE_WORKING);
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(streamed).toBe('Hello from the agent');
+  });
+
+  it('cancels a running task: it ends canceled and the reply is not stored', async () => {
+    const client = await factory.createFromUrl(slow.url);
+    const contextId = randomUUID();
+    const states: TaskState[] = [];
+    let taskId: string | undefined;
+    let cancelled = false;
+    for await (const event of client.sendMessageStream(userMessage('go long', contextId))) {
+      const payload = event.payload;
+      if (payload?.$case === 'task') taskId = payload.value.id;
+      if (payload?.$case === 'statusUpdate') states.push(payload.value.status!.state);
+      // Cancelled at the first piece of the answer: the rest of it never comes.
+      if (payload?.$case === 'artifactUpdate' && taskId && !cancelled) {
+        cancelled = true;
+        await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      }
+    }
+    expect(cancelled).toBe(true);
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    const got = await client.getTask({ tenant: '', id: taskId! });
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await history(slow, contextId)).some((text) => text.startsWith('word word'))).toBe(
+      false,
+    );
+  });
+
+  it('answers bad JSON-RPC with its error codes, never a 500, and asks for the token', async () => {
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${test.url}/a2a/${agentId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TOKEN, ...headers },
+        body,
+      });
+      return {
+        status: response.status,
+        body: (await response.json()) as { error: { code: number } },
+      };
+    };
+    const results = await Promise.all([
+      post('{not json'),
+      post('[]'),
+      post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'NoSuchMethod', params: {} })),
+      post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'nope' } })),
+      post(
+        JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: 5 } }),
+      ),
+    ]);
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(results[0].body.error.code).toBe(-32700);
+    expect(results[1].body.error.code).toBe(-32600);
+    expect(results[2].body.error.code).toBe(-32601);
+    expect(results[3].body.error.code).toBe(-32001);
+    expect(results[4].body.error.code).toBeLessThan(0);
+    const noToken = await fetch(`${test.url}/a2a/${agentId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
+    expect(noToken.status).toBe(401);
+    expect(JSON.stringify(await noToken.json())).not.toContain(TOKEN);
+  });
+});

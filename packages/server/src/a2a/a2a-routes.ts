@@ -1,0 +1,407 @@
+import { createHash } from 'node:crypto';
+import { isUuid, uuidFromBytes } from '@parley/core';
+import { AgentCard, Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
+import { Hono, type Context } from 'hono';
+import type { AgentProfile } from '../agents/agent-profile';
+import type { AgentRegistry } from '../agents/agent-registry';
+import type { AppEnv } from '../http/app-env';
+import { createSseStream } from '../http/sse-stream';
+import type { MessagingService } from '../messaging/messaging-service';
+import { followReply } from '../openai/reply-content';
+
+/** Where the A2A face lives: `/a2a/{agentId}` (JSON-RPC) and `/a2a/{agentId}/.well-known/agent-card.json`. */
+export const A2A_PATH = '/a2a';
+/** The well-known path of the default agent's card (and, under `/a2a/{agentId}`, of each agent's). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+/** The `source` of the messages that enter through A2A. */
+export const A2A_SOURCE = 'a2a';
+
+/** Whether a path belongs to the A2A face (its cards included). */
+export function isA2APath(path: string): boolean {
+  return path === AGENT_CARD_PATH || path === A2A_PATH || path.startsWith(`${A2A_PATH}/`);
+}
+
+/** Whether a path is an agent card: open for discovery, as A2A asks (it names the auth the calls need). */
+export function isAgentCardPath(path: string): boolean {
+  return (
+    path === AGENT_CARD_PATH || (path.startsWith(`${A2A_PATH}/`) && path.endsWith(AGENT_CARD_PATH))
+  );
+}
+
+/** What the A2A face needs. */
+export interface A2AFaceContext {
+  agents: AgentRegistry;
+  messaging: MessagingService;
+  /** Whether the server asks for a token (`SERVER_AUTH_TOKEN`): the card then names the schemes. */
+  authRequired: boolean;
+  /** Interval of keep-alive comments on a streamed answer (ms). */
+  sseKeepAliveMs: number;
+  /** The server's version, given as the card's. */
+  version: string;
+  /** An agent's actions, as its plugins registered them (its card's skills). */
+  actionsOf: (agentId: string) => readonly { name: string; description?: string }[];
+}
+
+/** A UUID (version 8) named by `text`. */
+const namedUuid = (text: string): string =>
+  uuidFromBytes(createHash('sha256').update(text).digest(), 8);
+
+/** The channel of an A2A context: the context id itself when it is a UUID, else a UUID named by it. */
+export function channelOfContext(agentId: string, contextId: string): string {
+  const named = `parley:a2a-context:${agentId}:${contextId}`;
+  return isUuid(contextId) ? contextId.toLowerCase() : namedUuid(named);
+}
+
+/** The base URL the caller reached the server at (the card's interface URL is built from it). */
+function baseUrlOf(c: Context<AppEnv>): string {
+  const url = new URL(c.req.url);
+  return `${url.protocol}//${url.host}`;
+}
+
+/** An agent's card: its name and bio, a skill per action, the server's auth as security schemes. */
+export function agentCard(
+  agent: AgentProfile,
+  context: A2AFaceContext,
+  baseUrl: string,
+): AgentCard {
+  const bio = agent.character.bio;
+  const description =
+    (Array.isArray(bio) ? bio.join(' ') : typeof bio === 'string' ? bio : '') ||
+    `${agent.character.name}, a Parley agent`;
+  const actions = context.actionsOf(agent.agentId);
+  const requirement = { schemes: { apiKey: { list: [] }, bearer: { list: [] } } };
+  return {
+    name: agent.character.name,
+    description,
+    supportedInterfaces: [
+      {
+        url: `${baseUrl}${A2A_PATH}/${agent.agentId}`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+    ],
+    provider: { organization: 'Parley', url: baseUrl },
+    version: context.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: context.authRequired
+      ? {
+          apiKey: {
+            scheme: {
+              $case: 'apiKeySecurityScheme',
+              value: { description: 'The server token', location: 'header', name: 'x-api-key' },
+            },
+          },
+          bearer: {
+            scheme: {
+              $case: 'httpAuthSecurityScheme',
+              value: { description: 'The server token', scheme: 'bearer', bearerFormat: '' },
+            },
+          },
+        }
+      : {},
+    securityRequirements: context.authRequired ? [requirement] : [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: actions.map((action) => ({
+      id: action.name,
+      name: action.name,
+      description: action.description ?? action.name,
+      tags: ['action'],
+      examples: [],
+      inputModes: ['text/plain'],
+      outputModes: ['text/plain'],
+      securityRequirements: [],
+    })),
+    signatures: [],
+  } as unknown as AgentCard;
+}
+
+const now = () => new Date().toISOString();
+
+/** The text of a message: its text parts, joined. */
+function textOf(message: Message | undefined): string {
+  return (message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('');
+}
+
+function agentMessage(taskId: string, contextId: string, text: string): Message {
+  return {
+    messageId: namedUuid(`parley:a2a-answer:${taskId}:${text.length}`),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [
+      {
+        content: { $case: 'text', value: text },
+        metadata: undefined,
+        filename: '',
+        mediaType: 'text/plain',
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/**
+ * The executor of one agent's tasks: a task per reply. The user's message is posted through the one conversation
+ * entry (`MessagingService.converse`) into the context's channel; the reply's text streams as the task's
+ * artifact; its end makes the task completed, a pause for approvals input-required, a failure failed, a cancel
+ * canceled.
+ */
+class ReplyExecutor implements AgentExecutor {
+  readonly #replies = new Map<string, string>();
+  readonly #canceled = new Set<string>();
+  constructor(
+    private readonly agent: AgentProfile,
+    private readonly context: A2AFaceContext,
+  ) {}
+
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = request;
+    const user = request.userMessage;
+    const status = (state: TaskState, text?: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state,
+          message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
+          timestamp: now(),
+        },
+        metadata: undefined,
+      });
+    const channelId = channelOfContext(this.agent.agentId, contextId);
+    const task: Task = {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
+      artifacts: [],
+      history: [user],
+      metadata: { parleyChannelId: channelId },
+    };
+    if (!request.task) bus.publish(AgentEvent.task(task));
+    let text = textOf(user);
+    if (text.trim() === '') text = ' ';
+    let reply;
+    try {
+      ({ reply } = await this.context.messaging.converse({
+        channelId,
+        text,
+        entityId: namedUuid(`parley:a2a-user:${contextId}`),
+        senderName: 'A2A client',
+        metadata: { a2a: { taskId, contextId } },
+        agentId: this.agent.agentId,
+        source: A2A_SOURCE,
+        idempotencyKey: user.messageId ? `a2a:${user.messageId}` : undefined,
+        delivery: 'a2a',
+      }));
+    } catch (error) {
+      bus.publish(
+        status(TaskState.TASK_STATE_FAILED, error instanceof Error ? error.message : 'failed'),
+      );
+      bus.finished();
+      return;
+    }
+    this.#replies.set(taskId, reply.replyId);
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
+        metadata: { parleyReplyId: reply.replyId, parleyChannelId: channelId },
+      }),
+    );
+    let content = '';
+    let first = true;
+    await new Promise<void>((resolve) => {
+      const stop = followReply(reply, {
+        text: (piece) => {
+          content += piece;
+          bus.publish(
+            AgentEvent.artifactUpdate({
+              taskId,
+              contextId,
+              artifact: {
+                artifactId: `${taskId}-answer`,
+                name: 'answer',
+                description: '',
+                parts: [
+                  {
+                    content: { $case: 'text', value: piece },
+                    metadata: undefined,
+                    filename: '',
+                    mediaType: 'text/plain',
+                  },
+                ],
+                metadata: undefined,
+                extensions: [],
+              },
+              append: !first,
+              lastChunk: false,
+              metadata: undefined,
+            }),
+          );
+          first = false;
+        },
+        end: (final) => {
+          if (
+            this.#canceled.has(taskId) ||
+            (final.type === 'error' && final.code === 'CANCELLED')
+          ) {
+            bus.publish(status(TaskState.TASK_STATE_CANCELED));
+          } else if (final.type === 'error') {
+            bus.publish(status(TaskState.TASK_STATE_FAILED, final.message));
+          } else if (final.type === 'reply-pause') {
+            bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
+          } else {
+            bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
+          }
+          queueMicrotask(() => stop());
+          resolve();
+        },
+      });
+    });
+    bus.finished();
+  }
+
+  async cancelTask(taskId: string): Promise<void> {
+    const replyId = this.#replies.get(taskId);
+    this.#canceled.add(taskId);
+    if (replyId) await this.context.messaging.cancelReply(replyId).catch(() => undefined);
+  }
+}
+
+/** JSON-RPC error codes the face answers itself (before the SDK's handler). */
+const PARSE_ERROR = -32700;
+
+/**
+ * The A2A face of the agents (A2A 1.0, through the official SDK's request handler and JSON-RPC transport
+ * handler, mounted on hono): each agent's card, and its JSON-RPC endpoint (`SendMessage`, `SendStreamingMessage`,
+ * `GetTask`, `CancelTask`, …). The guards (auth, rate, body limit) are set in `http/create-app.ts`.
+ */
+export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const handlers = new Map<string, { baseUrl: string; rpc: JsonRpcTransportHandler }>();
+
+  const agentOf = (id: string | undefined): AgentProfile | undefined => {
+    const agent = id === undefined ? context.agents.defaultAgent : context.agents.find(id);
+    return agent && !context.agents.isStopped(agent.agentId) ? agent : undefined;
+  };
+  const handlerOf = (agent: AgentProfile, baseUrl: string) => {
+    const key = agent.agentId;
+    let entry = handlers.get(key);
+    if (!entry || entry.baseUrl !== baseUrl) {
+      const handler = new DefaultRequestHandler(
+        agentCard(agent, context, baseUrl),
+        new InMemoryTaskStore(),
+        new ReplyExecutor(agent, context),
+      );
+      entry = { baseUrl, rpc: new JsonRpcTransportHandler(handler) };
+      handlers.set(key, entry);
+    }
+    return entry.rpc;
+  };
+  const notFound = (c: Context<AppEnv>) =>
+    c.json({ error: { code: 'NOT_FOUND', message: 'No such agent' } }, 404);
+
+  routes.get(AGENT_CARD_PATH, (c) => {
+    const agent = agentOf(undefined);
+    return agent
+      ? c.json(AgentCard.toJSON(agentCard(agent, context, baseUrlOf(c))) as object)
+      : notFound(c);
+  });
+  routes.get(`${A2A_PATH}/:agentId${AGENT_CARD_PATH}`, (c) => {
+    const agent = agentOf(c.req.param('agentId'));
+    return agent
+      ? c.json(AgentCard.toJSON(agentCard(agent, context, baseUrlOf(c))) as object)
+      : notFound(c);
+  });
+
+  routes.post(`${A2A_PATH}/:agentId`, async (c) => {
+    const agent = agentOf(c.req.param('agentId'));
+    if (!agent) return notFound(c);
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return c.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: PARSE_ERROR, message: 'Parse error' },
+      });
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return c.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: the body must be a JSON-RPC request object',
+        },
+      });
+    }
+    const id = (body as { id?: unknown }).id ?? null;
+    const rpc = handlerOf(agent, baseUrlOf(c));
+    let result;
+    try {
+      result = await rpc.handle(body as Record<string, unknown>, new ServerCallContext());
+    } catch (error) {
+      return c.json({
+        jsonrpc: '2.0',
+        id,
+        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+      });
+    }
+    if (!(typeof result === 'object' && result !== null && Symbol.asyncIterator in result)) {
+      return c.json(result);
+    }
+    const iterator = result[Symbol.asyncIterator]();
+    let firstResult;
+    try {
+      firstResult = await iterator.next();
+    } catch (error) {
+      return c.json({
+        jsonrpc: '2.0',
+        id,
+        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+      });
+    }
+    const sse = createSseStream(context.sseKeepAliveMs);
+    void (async () => {
+      try {
+        if (!firstResult.done) sse.sendData(firstResult.value);
+        while (!sse.signal.aborted) {
+          const next = await iterator.next();
+          if (next.done) break;
+          sse.sendData(next.value);
+        }
+      } catch (error) {
+        sse.send('error', {
+          jsonrpc: '2.0',
+          id,
+          error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+        });
+      } finally {
+        sse.close();
+        await iterator.return?.(undefined).catch(() => undefined);
+      }
+    })();
+    return sse.response;
+  });
+
+  return routes;
+}
