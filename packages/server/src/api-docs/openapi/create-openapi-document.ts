@@ -22,6 +22,7 @@ import {
   openAIErrorComponent,
   openAIErrorResponses,
 } from './openai-operations';
+import { UI_CHAT_OPERATIONS } from './ui-chat-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -172,6 +173,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...ATTACHMENT_OPERATIONS,
     ...MCP_OPERATIONS,
     ...OPENAI_OPERATIONS,
+    ...UI_CHAT_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
