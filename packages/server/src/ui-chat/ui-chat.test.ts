@@ -64,6 +64,9 @@ function textEvents(text: string, size = 6) {
   return events;
 }
 
+/** A long answer, for leaving mid-stream: 2000 pieces. */
+const LONG = 'word '.repeat(2000);
+
 const userMessage = (text: string): UIMessage => ({
   id: randomUUID(),
   role: 'user',
@@ -83,6 +86,9 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
   let agentId: string;
   let transport: DefaultChatTransport<UIMessage>;
   let api: string;
+  let slowUpstream: FakeOpenAIServer;
+  let slow: TestServer;
+  let slowTransport: DefaultChatTransport<UIMessage>;
 
   beforeAll(async () => {
     upstream = await startFakeOpenAIServer({
@@ -111,14 +117,29 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
       model: 'fake',
       timeoutMs: 10_000,
     });
-    test = await startTestServer({ model, plugins: [tools], authToken: TOKEN });
+    slowUpstream = await startFakeOpenAIServer({ reply: LONG, chunkSize: 5, chunkDelayMs: 2 });
+    const slowModel = createOpenAICompatibleModel({
+      baseUrl: slowUpstream.url,
+      model: 'fake',
+      timeoutMs: 60_000,
+    });
+    [test, slow] = await Promise.all([
+      startTestServer({ model, plugins: [tools], authToken: TOKEN }),
+      startTestServer({ model: slowModel, authToken: TOKEN }),
+    ]);
+    slowTransport = new DefaultChatTransport({
+      api: `${slow.url}/api/messaging/ui-chat/${slow.server.agents.defaultAgent.agentId}`,
+      headers: { 'x-api-key': TOKEN },
+    });
     agentId = test.server.agents.defaultAgent.agentId;
     api = `${test.url}/api/messaging/ui-chat/${agentId}`;
     transport = new DefaultChatTransport({ api, headers: { 'x-api-key': TOKEN } });
   });
   afterAll(async () => {
     await test?.[Symbol.asyncDispose]();
+    await slow?.[Symbol.asyncDispose]();
     await upstream?.close();
+    await slowUpstream?.close();
   });
 
   /** Sends the chat's messages as useChat does and reads the answer into the UI message it builds. */
@@ -334,5 +355,46 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
     await send(chatId, [userMessage('hello')]);
     expect(await transport.reconnectToStream({ chatId })).toBeNull();
     expect(await transport.reconnectToStream({ chatId: `chat-${randomUUID()}` })).toBeNull();
+  });
+
+  it('a stream left mid-reply does not cancel it: the chat’s running reply is resumed from its start and stored whole', async () => {
+    const chatId = `chat-${randomUUID()}`;
+    const leaving = new AbortController();
+    const first = await slowTransport.sendMessages({
+      trigger: 'submit-message',
+      chatId,
+      messageId: undefined,
+      messages: [userMessage('talk for a while')],
+      abortSignal: leaving.signal,
+    });
+    const reader = first.getReader();
+    let replyId: string | undefined;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended before any text');
+      if (value.type === 'start') replyId = value.messageId;
+      if (value.type === 'text-delta') break;
+    }
+    leaving.abort();
+    await reader.cancel().catch(() => undefined);
+
+    const resumed = await slowTransport.reconnectToStream({ chatId });
+    expect(resumed).not.toBeNull();
+    let message: UIMessage | undefined;
+    for await (const built of readUIMessageStream({ stream: resumed! })) message = built;
+    expect(message?.id).toBe(replyId);
+    const text = textParts(message!);
+    expect(text.trim()).toBe(LONG.trim());
+    const channelId = replyData(message!).channelId;
+    const response = await fetch(
+      `${slow.url}/api/messaging/channels/${channelId}/messages?limit=10`,
+      { headers: { 'x-api-key': TOKEN } },
+    );
+    const stored = (await response.json()) as {
+      data: { messages: { id: string; content: string }[] };
+    };
+    expect(stored.data.messages[0]).toMatchObject({ id: replyId, content: text });
+    // Once it ended there is nothing to resume.
+    expect(await slowTransport.reconnectToStream({ chatId })).toBeNull();
   });
 });
