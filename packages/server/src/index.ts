@@ -16,7 +16,7 @@ export { checkCharacter, loadCharacterFile, parseCharacter } from './agents/char
 export { ConfigError } from './errors/config-error';
 export { characterPaths, loadConfig, readDotEnv, toServerOptions } from './config/load-config';
 export type { ParleyConfig } from './config/load-config';
-export { createLogger, LOG_LEVELS } from './logger';
+export { createLogger, escapeControlCharacters, LOG_LEVELS } from './logger';
 export { startTracing, tracingEnabled } from './tracing/start-tracing';
 export type { StartedTracing } from './tracing/start-tracing';
 export type { Logger } from './logger';

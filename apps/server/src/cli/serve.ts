@@ -1,5 +1,6 @@
 import {
   createLogger,
+  escapeControlCharacters,
   createServer,
   startTracing,
   type ParleyServer,
@@ -54,9 +55,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
       authToken: config.authToken !== undefined,
       rooms: roomsOf(options),
     };
-    // In pretty mode the banner is one readable block; in JSON mode one structured line a machine can read.
+    // In pretty mode the banner is one readable block, written as it is: the logger escapes line breaks (so that a
+    // request cannot forge a line), and each of the banner's lines is escaped here instead, since an agent's name
+    // comes from a character or the agents API. In JSON mode one structured line a machine can read.
     if (isPretty(config)) {
-      logger.info(startupBanner(banner));
+      const lines = startupBanner(banner).split('\n').map(escapeControlCharacters);
+      process.stdout.write(`${lines.join('\n')}\n`);
     } else {
       logger.info(
         {
