@@ -283,6 +283,31 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
     expect(JSON.stringify(done.parts)).not.toContain('Deployed to prod');
   });
 
+  it('the same approval answer sent twice at once is decided once: one stream, one 409', async () => {
+    const chatId = `chat-${randomUUID()}`;
+    const { user, paused } = await askToDeploy(chatId);
+    const body = JSON.stringify({
+      id: chatId,
+      messages: [user, answered(paused, true)],
+      trigger: 'submit-message',
+    });
+    const responses = await Promise.all(
+      [0, 1].map(() =>
+        fetch(api, {
+          method: 'POST',
+          headers: { 'x-api-key': TOKEN, 'content-type': 'application/json' },
+          body,
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
+    const streamed = await responses.find((r) => r.status === 200)!.text();
+    expect(streamed.match(/"type":"tool-output-available"/g)).toHaveLength(1);
+    expect(streamed).toContain('Deployed to prod');
+    const stored = await history(replyData(paused).channelId);
+    expect(stored.filter((m) => m.id === paused.id)).toHaveLength(1);
+  });
+
   it('an approval answer for another chat’s reply is 404, and one naming no reply is 400', async () => {
     const { user, paused } = await askToDeploy(`chat-${randomUUID()}`);
     const post = (chatId: string, messages: unknown[]) =>
