@@ -5,7 +5,9 @@ import { defineAction, type Plugin } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { createOpenAICompatibleModel } from '../models';
+import { toSseEvents, toToolCallEvents } from '../models/testing/chat-completion-bodies';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../models/testing/fake-openai-server';
+import { BoundedTaskStore, channelOfContext } from './a2a-routes';
 
 const TOKEN = 'a2a-face-secret-token';
 
@@ -18,6 +20,13 @@ const weather: Plugin = {
       description: 'Looks up the weather of a city',
       parameters: { type: 'object', properties: { city: { type: 'string' } } },
       handler: () => ({ success: true, text: 'hot' }),
+    }),
+    defineAction({
+      name: 'DEPLOY',
+      description: 'Deploys the app',
+      parameters: { type: 'object', properties: { target: { type: 'string' } } },
+      needsApproval: true,
+      handler: () => ({ success: true, text: 'Deployed' }),
     }),
   ],
 };
@@ -68,7 +77,18 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
   });
 
   beforeAll(async () => {
-    upstream = await startFakeOpenAIServer({ reply: 'Hello from the agent', chunkSize: 4 });
+    upstream = await startFakeOpenAIServer({
+      events: (body) => {
+        const { messages, tools } = body as { messages: { content: unknown }[]; tools?: unknown[] };
+        const last = JSON.stringify(messages.at(-1)?.content ?? '');
+        if (tools && /deploy now/i.test(last)) {
+          return toToolCallEvents([
+            { id: 'call_deploy', name: 'DEPLOY', arguments: '{"target":"prod"}' },
+          ]);
+        }
+        return toSseEvents('Hello from the agent', 4);
+      },
+    });
     slowUpstream = await startFakeOpenAIServer({ reply: LONG, chunkSize: 5, chunkDelayMs: 5 });
     const model = createOpenAICompatibleModel({
       baseUrl: upstream.url,
@@ -179,6 +199,51 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect((await history(slow, contextId)).some((text) => text.startsWith('word word'))).toBe(
       false,
     );
+  });
+
+  it('a reply waiting for an approval makes the task input-required; the approval request is in the channel API', async () => {
+    const client = await factory.createFromUrl(test.url);
+    const contextId = randomUUID();
+    const task = (await client.sendMessage(userMessage('deploy now', contextId))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOfTask(task)).toContain('waiting for a person to approve DEPLOY');
+    const got = await client.getTask({ tenant: '', id: task.id });
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  });
+
+  it('a message without text, or over the length limit, fails its task with the reason; the server goes on', async () => {
+    const client = await factory.createFromUrl(test.url);
+    const empty = userMessage('');
+    const [noText, tooLong] = (await Promise.all([
+      client.sendMessage(empty),
+      client.sendMessage(userMessage('x'.repeat(200_000))),
+    ])) as Task[];
+    expect(noText.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOfTask(noText)).toBe('The message has no text part');
+    expect(tooLong.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOfTask(tooLong)).toMatch(/message/i);
+    expect(await history(test, tooLong.contextId)).toEqual([]);
+    const after = (await client.sendMessage(userMessage('still there?'))) as Task;
+    expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('a context id that is not a UUID names one channel per agent, the same every time', () => {
+    const one = channelOfContext(agentId, 'my-conversation');
+    expect(one).toBe(channelOfContext(agentId, 'my-conversation'));
+    expect(one).not.toBe(channelOfContext(agentId, 'another'));
+    expect(one).not.toBe(channelOfContext(randomUUID(), 'my-conversation'));
+  });
+
+  it('keeps the newest tasks only: an old one is forgotten, a kept one is a copy the caller cannot change', async () => {
+    const store = new BoundedTaskStore(2);
+    const task = (id: string) =>
+      ({ id, contextId: 'c', status: undefined, artifacts: [], history: [], metadata: {} }) as Task;
+    await Promise.all(['a', 'b', 'c'].map((id) => store.save(task(id))));
+    expect(await store.load('a')).toBeUndefined();
+    const kept = await store.load('c');
+    expect(kept?.id).toBe('c');
+    kept!.contextId = 'changed';
+    expect((await store.load('c'))?.contextId).toBe('c');
   });
 
   it('answers bad JSON-RPC with its error codes, never a 500, and asks for the token', async () => {

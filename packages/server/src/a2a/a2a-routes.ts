@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { isUuid, uuidFromBytes } from '@parley/core';
+import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
 import { AgentCard, Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   ServerCallContext,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type TaskStore,
 } from '@a2a-js/sdk/server';
 import { Hono, type Context } from 'hono';
 import type { AgentProfile } from '../agents/agent-profile';
@@ -129,6 +129,35 @@ export function agentCard(
 
 const now = () => new Date().toISOString();
 
+/** How many tasks an agent's store keeps (the newest): `GetTask` of an older one is "task not found". */
+export const MAX_KEPT_TASKS = 10_000;
+
+/**
+ * The tasks of one agent, in memory, the newest {@link MAX_KEPT_TASKS} kept: the SDK's `InMemoryTaskStore` keeps
+ * every task for the life of the process, which a client sending messages without end would grow without bound.
+ * A task's reply (its text, tool calls) is stored in the channel anyway; the task is the A2A view of it.
+ */
+export class BoundedTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, Task>();
+  constructor(private readonly max = MAX_KEPT_TASKS) {}
+
+  save(task: Task): Promise<void> {
+    this.#tasks.delete(task.id);
+    this.#tasks.set(task.id, structuredClone(task));
+    while (this.#tasks.size > this.max) {
+      const oldest = this.#tasks.keys().next().value;
+      if (oldest === undefined) break;
+      this.#tasks.delete(oldest);
+    }
+    return Promise.resolve();
+  }
+
+  load(taskId: string): Promise<Task | undefined> {
+    const task = this.#tasks.get(taskId);
+    return Promise.resolve(task === undefined ? undefined : structuredClone(task));
+  }
+}
+
 /** The text of a message: its text parts, joined. */
 function textOf(message: Message | undefined): string {
   return (message?.parts ?? [])
@@ -165,6 +194,7 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
 class ReplyExecutor implements AgentExecutor {
   readonly #replies = new Map<string, string>();
   readonly #canceled = new Set<string>();
+  readonly #running = new Set<string>();
   constructor(
     private readonly agent: AgentProfile,
     private readonly context: A2AFaceContext,
@@ -194,13 +224,18 @@ class ReplyExecutor implements AgentExecutor {
       metadata: { parleyChannelId: channelId },
     };
     if (!request.task) bus.publish(AgentEvent.task(task));
-    let text = textOf(user);
-    if (text.trim() === '') text = ' ';
+    const text = textOf(user);
+    if (text.trim() === '') {
+      bus.publish(status(TaskState.TASK_STATE_FAILED, 'The message has no text part'));
+      bus.finished();
+      return;
+    }
+    this.#running.add(taskId);
     let reply;
     try {
       ({ reply } = await this.context.messaging.converse({
         channelId,
-        text,
+        text: parseOrThrow(messageTextSchema, text, 'message'),
         entityId: namedUuid(`parley:a2a-user:${contextId}`),
         senderName: 'A2A client',
         metadata: { a2a: { taskId, contextId } },
@@ -211,12 +246,22 @@ class ReplyExecutor implements AgentExecutor {
       }));
     } catch (error) {
       bus.publish(
-        status(TaskState.TASK_STATE_FAILED, error instanceof Error ? error.message : 'failed'),
+        // A refusal (too long, busy, rate) says why; anything else is not shown.
+        status(
+          TaskState.TASK_STATE_FAILED,
+          error instanceof ParleyError ? error.message : 'The reply could not start',
+        ),
       );
+      this.#running.delete(taskId);
+      this.#canceled.delete(taskId);
       bus.finished();
       return;
     }
     this.#replies.set(taskId, reply.replyId);
+    // Cancelled while the message was being posted: the reply started is cancelled at once.
+    if (this.#canceled.has(taskId)) {
+      await this.context.messaging.cancelReply(reply.replyId).catch(() => undefined);
+    }
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -270,6 +315,9 @@ class ReplyExecutor implements AgentExecutor {
           } else {
             bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
           }
+          this.#replies.delete(taskId);
+          this.#canceled.delete(taskId);
+          this.#running.delete(taskId);
           queueMicrotask(() => stop());
           resolve();
         },
@@ -279,8 +327,10 @@ class ReplyExecutor implements AgentExecutor {
   }
 
   async cancelTask(taskId: string): Promise<void> {
-    const replyId = this.#replies.get(taskId);
+    // Only a running task is marked: the marks of tasks that ended (or never ran here) would pile up.
+    if (!this.#running.has(taskId)) return;
     this.#canceled.add(taskId);
+    const replyId = this.#replies.get(taskId);
     if (replyId) await this.context.messaging.cancelReply(replyId).catch(() => undefined);
   }
 }
@@ -307,7 +357,7 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
     if (!entry || entry.baseUrl !== baseUrl) {
       const handler = new DefaultRequestHandler(
         agentCard(agent, context, baseUrl),
-        new InMemoryTaskStore(),
+        new BoundedTaskStore(),
         new ReplyExecutor(agent, context),
       );
       entry = { baseUrl, rpc: new JsonRpcTransportHandler(handler) };
