@@ -64,8 +64,12 @@ describe('loadConfig', () => {
     expect(embedded.database).toEqual({ kind: 'pglite', dataDir: join(cwd, 'data') });
     const url = 'postgres://postgres@127.0.0.1:5432/test';
     const external = toServerOptions(await loadConfig({ env: { DATABASE_URL: url }, cwd }));
-    expect(external.database).toEqual({ kind: 'postgres', url });
+    // A loopback PostgreSQL may have its database created at start (DATABASE_CREATE=auto); a remote one may not.
+    expect(external.database).toEqual({ kind: 'postgres', url, createIfMissing: true });
     expect(external.cluster).toBeUndefined(); // createServer shares rooms through PostgreSQL itself
+    const remote = 'postgres://postgres@db.example.com:5432/test';
+    const far = toServerOptions(await loadConfig({ env: { DATABASE_URL: remote }, cwd }));
+    expect(far.database).toEqual({ kind: 'postgres', url: remote, createIfMissing: false });
   });
 
   it('shares rooms through Redis with REDIS_URL', async () => {
