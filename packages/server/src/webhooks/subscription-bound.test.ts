@@ -1,4 +1,3 @@
- 
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test/databases';
 import { startTestServer } from '../../test/test-server';
