@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import { defineAction, type Plugin } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
@@ -217,7 +218,7 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     const [noText, tooLong] = (await Promise.all([
       client.sendMessage(empty),
       client.sendMessage(userMessage('x'.repeat(200_000))),
-    ])) as Task[];
+    ])) as [Task, Task];
     expect(noText.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(textOfTask(noText)).toBe('The message has no text part');
     expect(tooLong.status?.state).toBe(TaskState.TASK_STATE_FAILED);
@@ -238,12 +239,18 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     const store = new BoundedTaskStore(2);
     const task = (id: string) =>
       ({ id, contextId: 'c', status: undefined, artifacts: [], history: [], metadata: {} }) as Task;
-    await Promise.all(['a', 'b', 'c'].map((id) => store.save(task(id))));
+    const context = new ServerCallContext();
+    for (const id of ['a', 'b', 'c']) await store.save(task(id));
     expect(await store.load('a')).toBeUndefined();
     const kept = await store.load('c');
     expect(kept?.id).toBe('c');
     kept!.contextId = 'changed';
     expect((await store.load('c'))?.contextId).toBe('c');
+    const listed = await store.list(
+      { tenant: '', contextId: 'c', status: 0, pageToken: '' } as never,
+      context,
+    );
+    expect(listed.tasks.map((each) => each.id).sort()).toEqual(['b', 'c']);
   });
 
   it('answers bad JSON-RPC with its error codes, never a 500, and asks for the token', async () => {

@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
-import { AgentCard, Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import {
+  AgentCard,
+  Role,
+  TaskState,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type Task,
+} from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
+  InMemoryTaskStore,
   JsonRpcTransportHandler,
   ServerCallContext,
   type AgentExecutor,
@@ -155,6 +164,15 @@ export class BoundedTaskStore implements TaskStore {
   load(taskId: string): Promise<Task | undefined> {
     const task = this.#tasks.get(taskId);
     return Promise.resolve(task === undefined ? undefined : structuredClone(task));
+  }
+
+  /** `ListTasks`: the SDK's own filtering and paging, over the tasks of the context asked for (or all kept). */
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const view = new InMemoryTaskStore();
+    for (const task of this.#tasks.values()) {
+      if (!params.contextId || task.contextId === params.contextId) await view.save(task, context);
+    }
+    return view.list(params, context);
   }
 }
 
