@@ -33,6 +33,7 @@ import { uiChatRoutes } from './ui-chat/ui-chat-routes';
 import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
 import { panelRoutes } from './http/routes/panel-routes';
+import { runRoutes } from './http/routes/run-routes';
 import { messageServerRoutes } from './http/routes/message-server-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { ManagedAgentStore } from './storage/managed-agent-store';
@@ -572,6 +573,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     '/',
     panelRoutes(agentManager, () => pluginEntries),
   );
+  app.route('/', runRoutes(agentManager, messaging, store));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

@@ -49,7 +49,8 @@ export {
 } from './messaging-types';
 
 /** Source types of the stored messages that are replies (read back as a reply's events). */
-const REPLY_SOURCES = new Set(['agent_response', 'scheduled']);
+/** The sources of the messages that are replies (an agent's answer, a scheduled post). */
+export const REPLY_SOURCES: ReadonlySet<string> = new Set(['agent_response', 'scheduled']);
 
 /**
  * Messages into channels and agent replies out of them, free of HTTP and socket types. A user's message enters

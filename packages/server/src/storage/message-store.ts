@@ -239,6 +239,35 @@ export class MessageStore {
     return rows.map(fromRow);
   }
 
+  /**
+   * An author's messages of the given sources, newest first (an agent's replies: elizaOS's runs), optionally
+   * in one channel and within `[from, to]`. Bounded by `limit`.
+   */
+  async listByAuthor(
+    authorId: string,
+    options: {
+      limit: number;
+      sources: readonly string[];
+      channelId?: string;
+      from?: Date;
+      to?: Date;
+    },
+  ): Promise<StoredMessage[]> {
+    let query = this.#db
+      .selectFrom('messages')
+      .select(MESSAGE_COLUMNS)
+      .where('author_id', '=', authorId)
+      .where('source_type', 'in', [...options.sources])
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc')
+      .limit(options.limit);
+    if (options.channelId !== undefined) query = query.where('channel_id', '=', options.channelId);
+    if (options.from) query = query.where('created_at', '>=', options.from);
+    if (options.to) query = query.where('created_at', '<=', options.to);
+    const rows = await storageCall('runs query', () => query.execute());
+    return rows.map(fromRow);
+  }
+
   /** The first stored message that answers `messageId` (its reply), if any. */
   async findReplyTo(messageId: string): Promise<StoredMessage | undefined> {
     const row = await storageCall('message', () =>

@@ -1,10 +1,28 @@
 import { apiSuccessSchema, uuidSchema, type ErrorCode } from '@parley/core';
 import { z } from 'zod';
 import { createAgentBodySchema, updateAgentBodySchema } from '../../http/routes/agent-routes';
+import { listRunsQuerySchema } from '../../http/routes/run-routes';
 import type { DocumentedOperation } from './built-in-operations';
 
 const agentId = { agentId: uuidSchema };
 const agents = { tag: 'agents', auth: ['apiKey'] as const };
+/** elizaOS's `RunSummary`. */
+const runSummarySchema = z.object({
+  runId: z.string(),
+  status: z.enum(['completed', 'error', 'started']),
+  startedAt: z.number().nullable(),
+  endedAt: z.number().nullable(),
+  durationMs: z.number().nullable(),
+  messageId: z.string().optional(),
+  roomId: z.string().optional(),
+  entityId: z.string().optional(),
+  counts: z.object({
+    actions: z.number().int(),
+    modelCalls: z.number().int(),
+    errors: z.number().int(),
+    evaluators: z.number().int(),
+  }),
+});
 const MANAGED: ErrorCode[] = ['FORBIDDEN', 'BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'];
 const OFF =
   ' Only with `AGENT_MANAGEMENT=true`: otherwise 403 naming the setting, before the body is read.';
@@ -84,6 +102,63 @@ export const AGENT_OPERATIONS: readonly DocumentedOperation[] = [
       200: {
         description: 'The panels, in plugin order.',
         json: apiSuccessSchema(z.array(z.object({ name: z.string(), path: z.string() }))),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    method: 'get',
+    path: '/api/agents/:agentId/runs',
+    operationId: 'listAgentRuns',
+    summary: "An agent's runs (elizaOS's `runs.listRuns`)",
+    description:
+      "A run is one of the agent's stored replies, newest first; `hasMore` says whether older ones are left. " +
+      '`limit` above the maximum is clamped to it, as elizaOS does.',
+    pathParams: agentId,
+    query: listRunsQuerySchema,
+    responses: {
+      200: {
+        description: 'The runs.',
+        json: apiSuccessSchema(
+          z.object({
+            runs: z.array(runSummarySchema),
+            total: z.number().int(),
+            hasMore: z.boolean(),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    method: 'get',
+    path: '/api/agents/:agentId/runs/:runId',
+    operationId: 'getAgentRun',
+    summary: "One run's steps (elizaOS's `runs.getRun`)",
+    description:
+      "The reply `runId` of this agent (running, waiting for approvals, or stored) as elizaOS's `RunDetail`: " +
+      'its summary and its events (`RUN_STARTED`, `ACTION_STARTED`/`ACTION_COMPLETED` per tool call, ' +
+      '`RUN_ENDED`), what `parley reply` prints. A reply of another agent (or, with `roomId`, of another ' +
+      'channel) is 404.',
+    pathParams: { agentId: uuidSchema, runId: uuidSchema },
+    query: z.object({ roomId: uuidSchema.optional() }),
+    responses: {
+      200: {
+        description: 'The run.',
+        json: apiSuccessSchema(
+          z.object({
+            summary: runSummarySchema,
+            events: z.array(
+              z.object({
+                type: z.string(),
+                timestamp: z.number(),
+                data: z.record(z.string(), z.unknown()),
+              }),
+            ),
+          }),
+        ),
       },
     },
     errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
