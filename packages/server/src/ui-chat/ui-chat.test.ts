@@ -89,6 +89,8 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
   let slowUpstream: FakeOpenAIServer;
   let slow: TestServer;
   let slowTransport: DefaultChatTransport<UIMessage>;
+  let cutUpstream: FakeOpenAIServer;
+  let cut: TestServer;
 
   beforeAll(async () => {
     upstream = await startFakeOpenAIServer({
@@ -123,9 +125,16 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
       model: 'fake',
       timeoutMs: 60_000,
     });
-    [test, slow] = await Promise.all([
+    cutUpstream = await startFakeOpenAIServer({ mode: 'cut', reply: LONG, chunkSize: 50 });
+    const cutModel = createOpenAICompatibleModel({
+      baseUrl: cutUpstream.url,
+      model: 'fake',
+      timeoutMs: 10_000,
+    });
+    [test, slow, cut] = await Promise.all([
       startTestServer({ model, plugins: [tools], authToken: TOKEN }),
       startTestServer({ model: slowModel, authToken: TOKEN }),
+      startTestServer({ model: cutModel, authToken: TOKEN }),
     ]);
     slowTransport = new DefaultChatTransport({
       api: `${slow.url}/api/messaging/ui-chat/${slow.server.agents.defaultAgent.agentId}`,
@@ -138,6 +147,8 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
   afterAll(async () => {
     await test?.[Symbol.asyncDispose]();
     await slow?.[Symbol.asyncDispose]();
+    await cut?.[Symbol.asyncDispose]();
+    await cutUpstream?.close();
     await upstream?.close();
     await slowUpstream?.close();
   });
@@ -421,5 +432,31 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
     expect(stored.data.messages[0]).toMatchObject({ id: replyId, content: text });
     // Once it ended there is nothing to resume.
     expect(await slowTransport.reconnectToStream({ chatId })).toBeNull();
+  });
+
+  it('a model that drops its connection mid-reply ends the stream with an error chunk the SDK raises, naming no internals', async () => {
+    const cutTransport = new DefaultChatTransport<UIMessage>({
+      api: `${cut.url}/api/messaging/ui-chat/${cut.server.agents.defaultAgent.agentId}`,
+      headers: { 'x-api-key': TOKEN },
+    });
+    const stream = await cutTransport.sendMessages({
+      trigger: 'submit-message',
+      chatId: `chat-${randomUUID()}`,
+      messageId: undefined,
+      messages: [userMessage('say a lot')],
+      abortSignal: undefined,
+    });
+    const roles: string[] = [];
+    const failure = await (async () => {
+      for await (const built of readUIMessageStream({ stream, terminateOnError: true })) {
+        roles.push(built.role);
+      }
+    })().catch((error: unknown) => error);
+    expect(roles.every((role) => role === 'assistant')).toBe(true);
+    expect(failure).toBeInstanceOf(Error);
+    const message = (failure as Error).message;
+    expect(message).toContain('MODEL_ERROR');
+    expect(message).not.toContain(cutUpstream.url);
+    expect(message).not.toContain(TOKEN);
   });
 });
