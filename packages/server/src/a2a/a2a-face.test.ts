@@ -279,7 +279,16 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect(results[1].body.error.code).toBe(-32600);
     expect(results[2].body.error.code).toBe(-32601);
     expect(results[3].body.error.code).toBe(-32001);
-    expect(results[4].body.error.code).toBeLessThan(0);
+    expect(results[4].body.error.code).toBe(-32602);
+    // A task that ended cannot be cancelled; a wrong content type is refused by the guard.
+    const client = await factory.createFromUrl(test.url);
+    const done = (await client.sendMessage(userMessage('quick one'))) as Task;
+    const cancel = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'CancelTask', params: { id: done.id } }),
+    );
+    expect(cancel.body.error.code).toBe(-32002);
+    const wrongType = await post('{}', { 'content-type': 'text/plain' });
+    expect(wrongType.status).toBe(415);
     const noToken = await fetch(`${test.url}/a2a/${agentId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
