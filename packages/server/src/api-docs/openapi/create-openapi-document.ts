@@ -23,6 +23,7 @@ import {
   openAIErrorResponses,
 } from './openai-operations';
 import { UI_CHAT_OPERATIONS } from './ui-chat-operations';
+import { A2A_OPERATIONS } from './a2a-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -174,6 +175,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...MCP_OPERATIONS,
     ...OPENAI_OPERATIONS,
     ...UI_CHAT_OPERATIONS,
+    ...A2A_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
@@ -229,6 +231,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       {
         name: 'openai',
         description: 'The agents as OpenAI models: chat completions and responses.',
+      },
+      {
+        name: 'a2a',
+        description: 'The agents over A2A: agent cards and JSON-RPC (tasks).',
       },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
