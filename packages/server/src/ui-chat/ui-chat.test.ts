@@ -334,6 +334,33 @@ describe("the AI SDK's UI message stream, driven by DefaultChatTransport and rea
     expect(responses.map((r) => r.status)).toEqual([404, 400]);
   });
 
+  it('tries of one request with an Idempotency-Key, released together, post once and stream the same reply', async () => {
+    const chatId = `chat-${randomUUID()}`;
+    const keyed = new DefaultChatTransport<UIMessage>({
+      api,
+      headers: { 'x-api-key': TOKEN, 'idempotency-key': `ui-${randomUUID()}` },
+    });
+    const user = userMessage('only once');
+    const read = async () => {
+      const stream = await keyed.sendMessages({
+        trigger: 'submit-message',
+        chatId,
+        messageId: undefined,
+        messages: [user],
+        abortSignal: undefined,
+      });
+      let message: UIMessage | undefined;
+      for await (const built of readUIMessageStream({ stream })) message = built;
+      return message!;
+    };
+    const [one, two] = await Promise.all([read(), read()]);
+    expect(one.id).toBe(two.id);
+    expect(textParts(one)).toBe('You said: only once');
+    expect(textParts(two)).toBe('You said: only once');
+    const stored = await history(replyData(one).channelId);
+    expect(stored.map((m) => m.content)).toEqual(['only once', 'You said: only once']);
+  });
+
   it('refuses bad input with a clear 4xx in the error envelope, never a 500', async () => {
     const post = (body: unknown, path = api, headers: Record<string, string> = {}) =>
       fetch(path, {
