@@ -4,6 +4,7 @@ import { storedMessageSchema } from './agent-message';
 import {
   entityIdSchema,
   instantSchema,
+  isStorableDate,
   labelSchema,
   metadataSchema,
   storableString,
@@ -177,9 +178,13 @@ export const messageDeletedResultSchema = z.object({
   deleted: z.literal(true),
 });
 
+/** Most messages one history page returns; a larger `limit` is clamped to it, as elizaOS clamps. */
+export const MAX_HISTORY_PAGE = 200;
+
 /**
- * A history bound: an epoch in milliseconds (elizaOS's clients send `Date.now()`-style numbers) or an ISO
- * 8601 instant, read as an ISO instant.
+ * A history bound: an epoch in milliseconds (elizaOS's clients send `Date.now()`-style numbers), an ISO 8601
+ * instant, or a date string as JavaScript prints one (`String(new Date())`: what elizaOS's client sends for a
+ * `Date`), read as an ISO instant. Bounded in length; a date outside the years 1 to 9999 is refused.
  */
 export const historyInstantSchema = z.union([
   z
@@ -187,6 +192,18 @@ export const historyInstantSchema = z.union([
     .regex(/^\d{1,15}$/, 'must be epoch milliseconds or an ISO 8601 date-time')
     .transform((value) => new Date(Number(value)).toISOString()),
   instantSchema,
+  z
+    .string()
+    .max(100)
+    .regex(/^[A-Za-z]{3},? /, 'must be epoch milliseconds, an ISO 8601 date-time or a date string')
+    .transform((value, context) => {
+      const date = new Date(value);
+      if (!isStorableDate(date)) {
+        context.addIssue({ code: 'custom', message: 'must be a date in the years 1 to 9999' });
+        return z.NEVER;
+      }
+      return date.toISOString();
+    }),
 ]);
 
 /**
@@ -194,7 +211,12 @@ export const historyInstantSchema = z.union([
  * previous page, the exact cursor) or an instant (epoch ms or ISO); `after`: an instant.
  */
 export const channelHistoryPageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .transform((limit) => Math.min(limit, MAX_HISTORY_PAGE))
+    .default(50),
   before: z.union([uuidSchema, historyInstantSchema]).optional(),
   after: historyInstantSchema.optional(),
 });

@@ -56,7 +56,13 @@ const instantQuery = z
 
 /** Query of `GET /api/messaging/sessions/{sessionId}/messages`. */
 export const sessionMessagesQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  // Above 100 clamped to 100, as elizaOS's sessions API does, rather than refused.
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .transform((limit) => Math.min(limit, 100))
+    .default(50),
   before: instantQuery.optional(),
   after: instantQuery.optional(),
 });
