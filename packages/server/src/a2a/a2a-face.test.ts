@@ -11,6 +11,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../models/testing/
 import { BoundedTaskStore, channelOfContext } from './a2a-routes';
 
 const TOKEN = 'a2a-face-secret-token';
+const CHARACTER_SECRET = 'sk-a2a-character-secret-value';
 
 const weather: Plugin = {
   name: 'weather',
@@ -102,7 +103,18 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
       timeoutMs: 10_000,
     });
     [test, slow] = await Promise.all([
-      startTestServer({ model, plugins: [weather], authToken: TOKEN }),
+      startTestServer({
+        model,
+        plugins: [weather],
+        authToken: TOKEN,
+        characters: [
+          {
+            name: 'Ada',
+            bio: [`Reachable with ${CHARACTER_SECRET}.`],
+            secrets: { SUPPORT_LINE: CHARACTER_SECRET },
+          },
+        ],
+      }),
       startTestServer({ model: slowModel, authToken: TOKEN }),
     ]);
     agentId = test.server.agents.defaultAgent.agentId;
@@ -127,6 +139,7 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
   it('serves a card per agent (default at the well-known path): skills from its actions, the token as schemes', async () => {
     const card = (await (await fetch(`${test.url}/.well-known/agent-card.json`)).json()) as {
       name: string;
+      description: string;
       supportedInterfaces: { url: string; protocolBinding: string }[];
       skills: { id: string }[];
       securitySchemes: Record<string, unknown>;
@@ -137,6 +150,10 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     });
     expect(card.skills.map((skill) => skill.id)).toContain('LOOKUP');
     expect(Object.keys(card.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+    // The card is open: the bio's secret is redacted, and the token is nowhere in it.
+    expect(card.description).toBe('Reachable with [redacted].');
+    expect(JSON.stringify(card)).not.toContain(CHARACTER_SECRET);
+    expect(JSON.stringify(card)).not.toContain(TOKEN);
     const perAgent = await fetch(`${test.url}/a2a/${agentId}/.well-known/agent-card.json`);
     expect(((await perAgent.json()) as { name: string }).name).toBe(card.name);
     const unknown = await fetch(`${test.url}/a2a/${randomUUID()}/.well-known/agent-card.json`);

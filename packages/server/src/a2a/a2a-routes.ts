@@ -22,6 +22,8 @@ import {
 } from '@a2a-js/sdk/server';
 import { Hono, type Context } from 'hono';
 import type { AgentProfile } from '../agents/agent-profile';
+import { maskCharacter } from '../agents/agent-view';
+import { redactText } from '../redaction/redact';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { AppEnv } from '../http/app-env';
 import { createSseStream } from '../http/sse-stream';
@@ -83,9 +85,11 @@ export function agentCard(
   context: A2AFaceContext,
   baseUrl: string,
 ): AgentCard {
-  const bio = agent.character.bio;
+  // Redacted as the agent details are: the card is open, and a bio may quote a secret the character holds.
+  const bio = maskCharacter(agent.character).bio;
   const description =
-    (Array.isArray(bio) ? bio.join(' ') : typeof bio === 'string' ? bio : '') ||
+    (Array.isArray(bio) ? bio.filter((line) => typeof line === 'string').join(' ') : '') ||
+    (typeof bio === 'string' ? bio : '') ||
     `${agent.character.name}, a Parley agent`;
   const actions = context.actionsOf(agent.agentId);
   const requirement = { schemes: { apiKey: { list: [] }, bearer: { list: [] } } };
@@ -125,7 +129,7 @@ export function agentCard(
     skills: actions.map((action) => ({
       id: action.name,
       name: action.name,
-      description: action.description ?? action.name,
+      description: redactText(action.description ?? action.name),
       tags: ['action'],
       examples: [],
       inputModes: ['text/plain'],
