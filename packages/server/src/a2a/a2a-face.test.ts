@@ -270,6 +270,37 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect(listed.tasks.map((each) => each.id).sort()).toEqual(['b', 'c']);
   });
 
+  it('answers the A2A 0.3 method names too: message/send, then tasks/get finds the task in the 0.3 shape', async () => {
+    const call = async (method: string, params: unknown) => {
+      const response = await fetch(`${test.url}/a2a/${agentId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        result?: { id: string; kind: string; status: { state: string } };
+        error?: { code: number };
+      };
+    };
+    const contextId = randomUUID();
+    const sent = await call('message/send', {
+      message: {
+        kind: 'message',
+        messageId: randomUUID(),
+        contextId,
+        role: 'user',
+        parts: [{ kind: 'text', text: 'old client here' }],
+      },
+    });
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    const got = await call('tasks/get', { id: sent.result!.id });
+    expect(got.result).toMatchObject({ id: sent.result!.id, status: { state: 'completed' } });
+    expect(await history(test, contextId)).toContain('old client here');
+    const unknown = await call('tasks/get', { id: 'no-such-task' });
+    expect(unknown.error?.code).toBe(-32001);
+  });
+
   it('answers bad JSON-RPC with its error codes, never a 500, and asks for the token', async () => {
     const post = async (body: string, headers: Record<string, string> = {}) => {
       const response = await fetch(`${test.url}/a2a/${agentId}`, {

@@ -20,6 +20,7 @@ import {
   type RequestContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { Hono, type Context } from 'hono';
 import type { AgentProfile } from '../agents/agent-profile';
 import { maskCharacter } from '../agents/agent-view';
@@ -367,7 +368,10 @@ const PARSE_ERROR = -32700;
  */
 export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const handlers = new Map<string, { baseUrl: string; rpc: JsonRpcTransportHandler }>();
+  const handlers = new Map<
+    string,
+    { baseUrl: string; rpc: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
+  >();
 
   const agentOf = (id: string | undefined): AgentProfile | undefined => {
     const agent = id === undefined ? context.agents.defaultAgent : context.agents.find(id);
@@ -382,10 +386,14 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
         new BoundedTaskStore(),
         new ReplyExecutor(agent, context),
       );
-      entry = { baseUrl, rpc: new JsonRpcTransportHandler(handler) };
+      entry = {
+        baseUrl,
+        rpc: new JsonRpcTransportHandler(handler),
+        legacy: new LegacyJsonRpcTransportHandler(handler),
+      };
       handlers.set(key, entry);
     }
-    return entry.rpc;
+    return entry;
   };
   const notFound = (c: Context<AppEnv>) =>
     c.json({ error: { code: 'NOT_FOUND', message: 'No such agent' } }, 404);
@@ -427,15 +435,25 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
       });
     }
     const id = (body as { id?: unknown }).id ?? null;
-    const rpc = handlerOf(agent, baseUrlOf(c));
+    const entry = handlerOf(agent, baseUrlOf(c));
+    // A2A 0.3 names its methods with a slash (`message/send`, `tasks/get`); 1.0 does not (`SendMessage`).
+    const method = (body as { method?: unknown }).method;
+    const legacy = typeof method === 'string' && method.includes('/');
+    const mapError = (error: unknown) =>
+      legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : JsonRpcTransportHandler.mapToJSONRPCError(error);
     let result;
     try {
-      result = await rpc.handle(body as Record<string, unknown>, new ServerCallContext());
+      const request = body as Record<string, unknown>;
+      result = legacy
+        ? await entry.legacy.handle(request, new ServerCallContext())
+        : await entry.rpc.handle(request, new ServerCallContext());
     } catch (error) {
       return c.json({
         jsonrpc: '2.0',
         id,
-        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+        error: mapError(error),
       });
     }
     if (!(typeof result === 'object' && result !== null && Symbol.asyncIterator in result)) {
@@ -449,7 +467,7 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
       return c.json({
         jsonrpc: '2.0',
         id,
-        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+        error: mapError(error),
       });
     }
     const sse = createSseStream(context.sseKeepAliveMs);
@@ -465,7 +483,7 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
         sse.send('error', {
           jsonrpc: '2.0',
           id,
-          error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+          error: mapError(error),
         });
       } finally {
         sse.close();
