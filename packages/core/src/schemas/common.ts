@@ -153,12 +153,23 @@ export function refineStorableJson(value: unknown, context: z.RefinementCtx): vo
 /** Free-form JSON object metadata: storable strings and keys, bounded depth and size. */
 export const metadataSchema = z.record(z.string(), z.unknown()).superRefine(refineStorableJson);
 
-/** An attachment description carried in message metadata. */
-export const attachmentSchema = z.looseObject({
-  filename: storableString().max(1024),
-  size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  mimeType: storableString().max(256),
-});
+/**
+ * An attachment description carried in message metadata: Parley's `{filename, size, mimeType}`, or elizaOS's
+ * `Media` (`{id, url, contentType?, title?}`, what an upload answers and elizaOS clients and actions send).
+ */
+export const attachmentSchema = z.union([
+  z.looseObject({
+    filename: storableString().max(1024),
+    size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    mimeType: storableString().max(256),
+  }),
+  z.looseObject({
+    id: storableString().min(1).max(256),
+    url: storableString().min(1).max(4096),
+    contentType: storableString().max(256).optional(),
+    title: storableString().max(1024).optional(),
+  }),
+]);
 
 /** @see attachmentSchema */
 export type Attachment = z.infer<typeof attachmentSchema>;

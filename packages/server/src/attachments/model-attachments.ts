@@ -16,35 +16,51 @@ interface Listed {
   id: string;
   name: string;
   contentType: string;
-  size: number;
+  /** Unknown for elizaOS's `Media` entries, which carry none. */
+  size?: number;
 }
 
-/** A message's `metadata.attachments` entries that name an id, a name, a type and a size. */
+/**
+ * A message's `metadata.attachments` entries that name an uploaded file by id and say its type: Parley's
+ * upload answer (`{id, name, contentType, size}`) or elizaOS's `Media` (`{id, url, contentType, title?}`, its
+ * name from `title`). Which file it is, and whether the model may read it, is decided by the id alone.
+ */
 export function listedAttachments(metadata: unknown): Listed[] {
   const list = (metadata as { attachments?: unknown } | null | undefined)?.attachments;
   if (!Array.isArray(list)) return [];
-  return list
-    .filter(
-      (entry): entry is Listed =>
-        typeof entry === 'object' &&
-        entry !== null &&
-        typeof (entry as Listed).id === 'string' &&
-        UUID.test((entry as Listed).id) &&
-        typeof (entry as Listed).name === 'string' &&
-        typeof (entry as Listed).contentType === 'string' &&
-        typeof (entry as Listed).size === 'number',
-    )
-    .slice(0, MODEL_ATTACHMENT_LIMITS.perMessage);
+  const listed: Listed[] = [];
+  for (const entry of list) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { id, name, title, contentType, size } = entry as Record<string, unknown>;
+    if (typeof id !== 'string' || !UUID.test(id) || typeof contentType !== 'string') continue;
+    const named =
+      typeof name === 'string' ? name : typeof title === 'string' ? title : 'attachment';
+    listed.push({
+      id,
+      name: named.slice(0, 256),
+      contentType: contentType.slice(0, 256),
+      ...(typeof size === 'number' && { size }),
+    });
+    if (listed.length === MODEL_ATTACHMENT_LIMITS.perMessage) break;
+  }
+  return listed;
 }
 
 /** How the model reads one attachment: text files inline (bounded), other files by name, type and size. */
 export function describeAttachment(file: Listed, text: Uint8Array | undefined): string {
-  const head = `[Attachment: ${file.name} (${file.contentType}, ${formatBytes(file.size)})]`;
+  const sized = file.size === undefined ? '' : `, ${formatBytes(file.size)}`;
+  const head = `[Attachment: ${file.name} (${file.contentType}${sized})]`;
   if (!text) return `${head} — its content is not shown to you.`;
   // A cut may fall inside a character: the decoder replaces it instead of failing.
   const body = new TextDecoder('utf-8').decode(text);
   const cut =
-    file.size > text.byteLength ? `\n[… cut: first ${text.byteLength} bytes of ${file.size}]` : '';
+    file.size === undefined
+      ? text.byteLength >= MODEL_ATTACHMENT_LIMITS.textBytes
+        ? `\n[… cut: first ${text.byteLength} bytes]`
+        : ''
+      : file.size > text.byteLength
+        ? `\n[… cut: first ${text.byteLength} bytes of ${file.size}]`
+        : '';
   return `${head}\n${body}${cut}\n[End of ${file.name}]`;
 }
 
