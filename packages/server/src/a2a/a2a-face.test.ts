@@ -227,6 +227,21 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect(textOfTask(task)).toContain('waiting for a person to approve DEPLOY');
     const got = await client.getTask({ tenant: '', id: task.id });
     expect(got.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    // Approved through the channel API: the reply goes on, and the task ends completed with the answer.
+    const replyId = /replies\/([0-9a-f-]+)\/approvals/.exec(textOfTask(task))![1]!;
+    const decided = await fetch(`${test.url}/api/messaging/replies/${replyId}/approvals`, {
+      method: 'POST',
+      headers: { 'x-api-key': TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ toolCallId: 'call_deploy', approved: true }),
+    });
+    expect(decided.status).toBe(202);
+    let after = await client.getTask({ tenant: '', id: task.id });
+    while (after.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = await client.getTask({ tenant: '', id: task.id });
+    }
+    expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOfTask(after)).toBe('Hello from the agent');
   });
 
   it('a message without text, or over the length limit, fails its task with the reason; the server goes on', async () => {

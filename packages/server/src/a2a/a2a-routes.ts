@@ -30,6 +30,7 @@ import type { AppEnv } from '../http/app-env';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
 import { followReply } from '../openai/reply-content';
+import type { ReplyFinalPart } from '../reply/parts/reply-part';
 
 /** Where the A2A face lives: `/a2a/{agentId}` (JSON-RPC) and `/a2a/{agentId}/.well-known/agent-card.json`. */
 export const A2A_PATH = '/a2a';
@@ -221,7 +222,42 @@ class ReplyExecutor implements AgentExecutor {
   constructor(
     private readonly agent: AgentProfile,
     private readonly context: A2AFaceContext,
+    private readonly tasks: BoundedTaskStore,
   ) {}
+
+  /**
+   * After a pause for approvals the task is input-required and its event stream has ended; the reply goes on
+   * once the calls are decided (through the channel API). This follows it to its end, wherever it goes on, and
+   * stores the task's final state, so that `GetTask` shows completed (canceled, failed) with the answer.
+   */
+  async #followAfterPause(taskId: string, contextId: string, replyId: string, channelId: string) {
+    try {
+      const stream = await this.context.messaging.openReply(replyId, channelId);
+      const final = await new Promise<ReplyFinalPart>((resolve) => {
+        const stop = stream.subscribe((part) => {
+          if (part.type === 'reply-end' || part.type === 'error' || part.type === 'reply-pause') {
+            queueMicrotask(() => stop());
+            resolve(part);
+          }
+        });
+      });
+      // Paused again (another call to approve): the task stays input-required (not followed further).
+      if (final.type === 'reply-pause') return;
+      const task = await this.tasks.load(taskId);
+      if (!task) return;
+      const state =
+        final.type === 'reply-end'
+          ? TaskState.TASK_STATE_COMPLETED
+          : final.code === 'CANCELLED'
+            ? TaskState.TASK_STATE_CANCELED
+            : TaskState.TASK_STATE_FAILED;
+      const text = final.type === 'reply-end' ? final.text : final.message;
+      task.status = { state, message: agentMessage(taskId, contextId, text), timestamp: now() };
+      await this.tasks.save(task);
+    } catch {
+      // The reply is gone (expired, or in no store): the task stays as it was.
+    }
+  }
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
@@ -335,6 +371,7 @@ class ReplyExecutor implements AgentExecutor {
             bus.publish(status(TaskState.TASK_STATE_FAILED, final.message));
           } else if (final.type === 'reply-pause') {
             bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
+            void this.#followAfterPause(taskId, contextId, reply.replyId, channelId);
           } else {
             bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
           }
@@ -381,10 +418,11 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
     const key = agent.agentId;
     let entry = handlers.get(key);
     if (!entry || entry.baseUrl !== baseUrl) {
+      const tasks = new BoundedTaskStore();
       const handler = new DefaultRequestHandler(
         agentCard(agent, context, baseUrl),
-        new BoundedTaskStore(),
-        new ReplyExecutor(agent, context),
+        tasks,
+        new ReplyExecutor(agent, context, tasks),
       );
       entry = {
         baseUrl,
