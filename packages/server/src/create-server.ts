@@ -34,6 +34,7 @@ import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
 import { panelRoutes } from './http/routes/panel-routes';
 import { runRoutes } from './http/routes/run-routes';
+import { jobRoutes } from './http/routes/job-routes';
 import { messageServerRoutes } from './http/routes/message-server-routes';
 import { sessionRoutes } from './sessions/session-routes';
 import { ManagedAgentStore } from './storage/managed-agent-store';
@@ -574,6 +575,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     panelRoutes(agentManager, () => pluginEntries),
   );
   app.route('/', runRoutes(agentManager, messaging, store));
+  app.route('/', jobRoutes(messaging, store));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

@@ -1,6 +1,7 @@
 import { apiSuccessSchema, uuidSchema, type ErrorCode } from '@parley/core';
 import { z } from 'zod';
 import { createAgentBodySchema, updateAgentBodySchema } from '../../http/routes/agent-routes';
+import { createJobBodySchema } from '../../http/routes/job-routes';
 import { listRunsQuerySchema } from '../../http/routes/run-routes';
 import type { DocumentedOperation } from './built-in-operations';
 
@@ -157,6 +158,73 @@ export const AGENT_OPERATIONS: readonly DocumentedOperation[] = [
                 data: z.record(z.string(), z.unknown()),
               }),
             ),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    tag: 'messaging',
+    method: 'post',
+    path: '/api/messaging/jobs',
+    operationId: 'createJob',
+    summary: "Ask an agent, answer later (elizaOS's `jobs.create`)",
+    description:
+      'Posts `content` as `userId` in a channel of its own and starts the reply; poll `GET /api/messaging/jobs/' +
+      '{jobId}`. `timeoutMs` is clamped to 1 s–300 s. Stored in the database: any process answers the poll.',
+    body: createJobBodySchema,
+    responses: {
+      201: {
+        description: 'The job.',
+        json: apiSuccessSchema(
+          z.object({
+            jobId: z.string(),
+            status: z.literal('processing'),
+            createdAt: z.number(),
+            expiresAt: z.number(),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    tag: 'messaging',
+    method: 'get',
+    path: '/api/messaging/jobs/:jobId',
+    operationId: 'getJob',
+    summary: "A job's state and answer (elizaOS's `jobs.getJob`)",
+    description:
+      '`processing` until the agent replies (`completed`, with `result.message`) or the job expires (`timeout`).',
+    pathParams: { jobId: uuidSchema },
+    responses: {
+      200: {
+        description: 'The job.',
+        json: apiSuccessSchema(
+          z.object({
+            jobId: z.string(),
+            status: z.enum(['processing', 'completed', 'timeout']),
+            agentId: z.string(),
+            userId: z.string(),
+            prompt: z.string(),
+            createdAt: z.number(),
+            expiresAt: z.number(),
+            metadata: z.record(z.string(), z.unknown()),
+            error: z.string().optional(),
+            result: z
+              .object({
+                message: z.object({
+                  id: z.string(),
+                  content: z.string(),
+                  authorId: z.string(),
+                  createdAt: z.number(),
+                }),
+                processingTimeMs: z.number(),
+              })
+              .optional(),
           }),
         ),
       },
