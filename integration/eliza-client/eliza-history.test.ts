@@ -31,7 +31,9 @@ async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
 }
 
 /** A channel with `count` agent messages, oldest first. */
-async function channelWith(count: number): Promise<string> {
+async function channelWith(
+  count: number,
+): Promise<`${string}-${string}-${string}-${string}-${string}`> {
   const channelId = randomUUID();
   for (let index = 0; index < count; index += 1) {
     await eliza.messaging.submitMessage({

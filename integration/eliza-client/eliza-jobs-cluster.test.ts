@@ -35,6 +35,7 @@ const reachable = await adminQuery('select 1').then(
 
 const echoModel: ModelProvider = {
   name: 'echo',
+  callsTools: false,
   // eslint-disable-next-line @typescript-eslint/require-await
   async *stream(request) {
     const last = request.messages.at(-1);

@@ -14,6 +14,7 @@ const AGENT = { name: 'Eliza', id: 'b850bc30-45f8-0041-a00a-83df46d8555d' };
 
 const echoModel: ModelProvider = {
   name: 'echo',
+  callsTools: false,
   async *stream(request) {
     const last = request.messages.at(-1);
     const text = typeof last?.content === 'string' ? last.content : '';

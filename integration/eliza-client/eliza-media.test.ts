@@ -17,6 +17,7 @@ const FILE_TEXT = `the tide table says ${randomUUID()}`;
 const prompts: string[] = [];
 const recordingModel: ModelProvider = {
   name: 'recording',
+  callsTools: false,
   // eslint-disable-next-line @typescript-eslint/require-await
   async *stream(request) {
     prompts.push(JSON.stringify(request.messages));
