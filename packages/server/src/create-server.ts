@@ -29,6 +29,7 @@ import { mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
 import { AgentManager, type AgentManagementOptions } from './agents/agent-manager';
 import { openaiRoutes } from './openai/openai-routes';
+import { a2aRoutes } from './a2a/a2a-routes';
 import { uiChatRoutes } from './ui-chat/ui-chat-routes';
 import { serveAgentChanges } from './agents/agent-changes';
 import { agentRoutes } from './http/routes/agent-routes';
@@ -566,6 +567,21 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agents: profiles,
       messaging,
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+    }),
+  );
+  app.route(
+    '/',
+    a2aRoutes({
+      agents: profiles,
+      messaging,
+      authRequired: Boolean(options.authToken),
+      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      version: SERVER_PACKAGE_VERSION,
+      actionsOf: (agentId) =>
+        (agents.find(agentId)?.abilities?.actions ?? []).map((entry) => ({
+          name: entry.toolName,
+          description: entry.action.description,
+        })),
     }),
   );
   let pluginEntries: readonly PluginRouteEntry[] = [];
