@@ -16,6 +16,8 @@ export const RESERVED_PATH_PREFIXES = [
   '/mcp',
   // The agents, served as OpenAI models (chat completions, responses).
   '/v1',
+  // The agents over A2A (JSON-RPC and their cards).
+  '/a2a',
 ] as const;
 
 /**
@@ -27,4 +29,6 @@ export const RESERVED_PATHS = [
   '/api/openapi.json',
   '/api/asyncapi.json',
   '/metrics',
+  // The default agent's A2A card, where A2A clients look for it.
+  '/.well-known/agent-card.json',
 ] as const;
