@@ -362,7 +362,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.
   const attachments = new AttachmentStore(database.db, () => database.sync());
-  // Receipts of stored replies, signed by the agents' TEE keys: built once the TEE service exists (below).
+  // Receipts of stored replies, signed by the agents' TEE keys: built once the TEE service exists (below). The
+  // closures handed to messaging and the webhooks read it later, so it is declared here and assigned once there.
+  // eslint-disable-next-line prefer-const -- assigned after the closures that read it are made
   let receipts: ReceiptService | undefined;
   const messaging: MessagingService = new MessagingService({
     store,
