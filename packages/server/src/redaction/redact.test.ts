@@ -24,6 +24,7 @@ describe('isSecretName', () => {
       'sessionToken',
       'session_id',
       'private_key',
+      'privateKey',
       'Cookie',
       'set-cookie',
       'x-hub-signature-256',
@@ -49,6 +50,9 @@ describe('isSecretName', () => {
       'passthrough',
       'MODEL_TEMPERATURE',
       'keys',
+      // Addresses, not secrets: a server's own URL (127.0.0.1) must stay readable in its logs.
+      'WEBHOOK_PRIVATE_TARGETS',
+      'privateTargets',
     ];
     for (const name of secret) expect(isSecretName(name), name).toBe(true);
     for (const name of ordinary) expect(isSecretName(name), name).toBe(false);

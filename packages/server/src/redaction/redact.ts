@@ -63,12 +63,15 @@ const SECRET_ENDINGS = [
   'mnemonic',
 ];
 
-/** Words secret on their own (too short, or too common as endings). */
-const SECRET_WORDS = new Set(['private', 'pin', 'sig', 'otp', 'bearer', 'dsn', 'pw']);
+/**
+ * Words secret on their own (too short, or too common as endings). Not `private` alone: `private_key` is secret by
+ * its `key`, while `WEBHOOK_PRIVATE_TARGETS` lists addresses (`127.0.0.1`), which must stay readable in every log.
+ */
+const SECRET_WORDS = new Set(['pin', 'sig', 'otp', 'bearer', 'dsn', 'pw']);
 
 /** Every secret name holds one of these (a quick refusal of most names before they are split). */
 const SECRET_STEM =
-  /key|secret|token|pass|pwd|auth|cred|cookie|signature|salt|jwt|session|mnemonic|private|pin|sig|otp|bearer|dsn|pw/i;
+  /key|secret|token|pass|pwd|auth|cred|cookie|signature|salt|jwt|session|mnemonic|pin|sig|otp|bearer|dsn|pw/i;
 
 /**
  * Whether a name (a setting, a header, a field, a query parameter, a flag) looks secret, whatever its case and
