@@ -283,6 +283,9 @@ describe('chat page with SERVER_AUTH_TOKEN', () => {
       await page.getByLabel('API key').fill('page-test-token');
       await page.getByRole('button', { name: 'Use key' }).click();
       await expect.poll(() => page.getByLabel('Agent').locator('option').count()).toBe(2);
+      // The socket reconnects with the key and joins the channel's room; a reply broadcast before that join is
+      // not this page's to hear (on a loaded machine the message could otherwise be sent first).
+      await expect.poll(() => page.locator('.messages').getAttribute('data-joined')).toBeTruthy();
       expect(await page.evaluate<string | null>("sessionStorage.getItem('parley.apiKey')")).toBe(
         'page-test-token',
       );
