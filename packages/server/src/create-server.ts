@@ -87,6 +87,12 @@ import { capturesMessageContent, createReplyTelemetry, ensureContextManager } fr
 import { ReceiptService, receiptIdOf } from './receipts/receipt-service';
 import { receiptRoutes } from './receipts/receipt-routes';
 import type { TracerProvider } from '@opentelemetry/api';
+import { ChannelSummaryStore } from './memory/summary/channel-summary-store';
+import {
+  ConversationWindows,
+  type ConversationSettings,
+} from './memory/summary/conversation-window';
+import type { FactSettings } from './memory/people/fact-settings';
 
 /** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
 export interface ServerOptions {
@@ -136,6 +142,10 @@ export interface ServerOptions {
   agentManagement?: Partial<AgentManagementOptions & { syncIntervalMs: number }>;
   /** Bounds of each reply's loop of model and tool calls (see `DEFAULTS.agentLoop`); characters may override. */
   agentLoop?: Partial<AgentLoopLimits>;
+  /** Long conversations: the prompt's token budget and the running summary (see `DEFAULTS.conversation`). */
+  conversation?: Partial<ConversationSettings>;
+  /** Facts about the speaker remembered after replies (see `DEFAULTS.facts`). */
+  facts?: Partial<FactSettings>;
   /** Replies that wait for a person's approval: how long a request waits, how often they are swept. */
   approvals?: Partial<Record<keyof typeof DEFAULTS.approvals, number>>;
   /**
@@ -392,6 +402,13 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     },
     telemetry,
     attachments,
+    conversation: new ConversationWindows({
+      settings: { ...DEFAULTS.conversation, ...options.conversation },
+      summaries: new ChannelSummaryStore(database.db),
+      messages: store,
+      model,
+      logger,
+    }),
     receiptIdOf: (messageId) => (receipts?.enabled ? receiptIdOf(messageId) : undefined),
     ...(options.traceContext === false && !tracer ? { traceContext: false } : {}),
   });

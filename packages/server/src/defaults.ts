@@ -105,6 +105,36 @@ export const DEFAULTS = {
     /** All evaluators of one reply, together. */
     evaluatorTimeoutMs: 30_000,
   },
+  /** `PROMPT_TOKEN_BUDGET`, `CONVERSATION_SUMMARY`, `conversation`: long conversations (docs/memory.md). */
+  conversation: {
+    /**
+     * A prompt's bound in (estimated) tokens: system prompt, context, running summary and the newest turns. 8,000
+     * fits the smallest context windows still in use (Llama 3 8B, many local models) with room for the answer;
+     * a character's `settings.PROMPT_TOKEN_BUDGET` sets its own.
+     */
+    promptTokenBudget: 8_000,
+    /** Older turns are summarised by the model (`auto`: extractively for the offline model) or cut (`off`). */
+    summary: 'auto',
+    /** Most turns one reply summarises before it answers (a long imported channel); the rest after it. */
+    maxInlineTurns: 2_000,
+    /** Background summary updates at once per process, and how many may wait. */
+    maxConcurrent: 2,
+    maxQueued: 1_000,
+  },
+  /** `FACT_EXTRACTION`, `facts`: what agents remember about the people they talk with (docs/memory.md). */
+  facts: {
+    /** `auto`: the model extracts facts, the offline model by rules; `model`, `rules`, or `off`. */
+    extraction: 'auto',
+    /** Extractions at once per process, and how many may wait (beyond, a reply's extraction is skipped). */
+    maxConcurrent: 2,
+    maxQueued: 100,
+    /** Most facts taken from one reply, characters of one fact, facts kept per person and agent. */
+    maxPerReply: 5,
+    maxChars: 200,
+    maxPerEntity: 100,
+    /** Facts about the speaker a prompt carries. */
+    recallCount: 10,
+  },
   /** `APPROVAL_TIMEOUT_MS`, `approvals`: replies that wait for a person to approve an action call. */
   approvals: {
     /** How long a request waits for a decision; then the call is refused and the model told so. */

@@ -207,5 +207,10 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
     },
     mcp: { callTimeoutMs: config.settings.MCP_CALL_TIMEOUT_MS },
     agentManagement: { enabled: config.settings.AGENT_MANAGEMENT },
+    conversation: {
+      promptTokenBudget: config.settings.PROMPT_TOKEN_BUDGET,
+      summary: config.settings.CONVERSATION_SUMMARY,
+    },
+    facts: { extraction: config.settings.FACT_EXTRACTION },
   };
 }

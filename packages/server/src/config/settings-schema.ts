@@ -134,6 +134,14 @@ export const serverSettingsSchema = z.object({
   MCP_CALL_TIMEOUT_MS: wholeNumber(DEFAULTS.mcp.callTimeoutMs, 1, 600_000),
   /** Whether agents may be created, changed, started, stopped and deleted over HTTP (`/api/agents`). */
   AGENT_MANAGEMENT: yesNo(DEFAULTS.agentManagement.enabled),
+  /** A prompt's bound in estimated tokens; older turns go into a running summary (docs/memory.md). */
+  PROMPT_TOKEN_BUDGET: wholeNumber(DEFAULTS.conversation.promptTokenBudget, 500, 10_000_000),
+  CONVERSATION_SUMMARY: oneOf(
+    ['auto', 'model', 'extractive', 'off'],
+    DEFAULTS.conversation.summary,
+  ),
+  /** Facts about the speaker remembered after replies (docs/memory.md). */
+  FACT_EXTRACTION: oneOf(['auto', 'model', 'rules', 'off'], DEFAULTS.facts.extraction),
 });
 
 /**

@@ -1,3 +1,4 @@
+import type { ConversationWindows } from '../memory/summary/conversation-window';
 import type { AttachmentStore } from '../attachments/attachment-store';
 import type { IfBusy, StoredMessage } from '@parley/core';
 import type { Logger } from 'pino';
@@ -120,4 +121,6 @@ export interface MessagingServiceOptions {
   attachments?: AttachmentStore;
   /** The receipt id of a stored reply, told in its end part, when the server signs receipts (default: none). */
   receiptIdOf?: (messageId: string) => string | undefined;
+  /** Keeps prompts within their token budget with a running summary (default: the last messages, cut). */
+  conversation?: ConversationWindows;
 }

@@ -30,6 +30,7 @@ export function replyContextOf(
     attachments: options.attachments,
     beginStore: (replyId) => replies.beginStore(replyId),
     receiptIdOf: options.receiptIdOf,
+    conversation: options.conversation,
     pauses: options.approvals && {
       store: options.approvals.store,
       timeoutMs: options.approvals.timeoutMs ?? DEFAULTS.approvals.timeoutMs,

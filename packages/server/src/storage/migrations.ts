@@ -3,6 +3,7 @@ import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
 import { createReceiptTables } from '../receipts/receipt-tables';
+import { createChannelSummaryTable } from '../memory/summary/summary-migration';
 import {
   carryTraceContextToDeliveries,
   createWebhookTables,
@@ -270,6 +271,13 @@ const migrations: Record<string, Migration> = {
     // registrations that vouch for their keys (see receipts/receipt-tables.ts).
     async up(db: Kysely<unknown>) {
       await createReceiptTables(db);
+    },
+  },
+  '0024_channel_summaries': {
+    // The running summary of each long channel's turns that fell out of the prompt window, per agent (see
+    // memory/summary/summary-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createChannelSummaryTable(db);
     },
   },
 };

@@ -1,3 +1,4 @@
+import type { SummaryTables } from '../memory/summary/summary-tables';
 import type { WebhookTables } from './webhook-tables';
 import type { ColumnType, Generated } from 'kysely';
 
@@ -186,7 +187,7 @@ export interface AttachmentTable {
 }
 
 /** The whole database, as Kysely sees it. */
-export interface DatabaseSchema extends WebhookTables {
+export interface DatabaseSchema extends WebhookTables, SummaryTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;

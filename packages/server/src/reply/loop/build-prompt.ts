@@ -88,6 +88,8 @@ export function buildSystemPrompt(character: Readonly<Character> & CharacterProm
 export interface PromptExtras {
   /** What the providers composed (their texts), for this model call. */
   context?: string;
+  /** The running summary of the channel's turns older than the history given (docs/memory.md). */
+  summary?: string;
   /** Whether the model calls tools natively; if not, tool calls and results are written out as text. */
   callsTools?: boolean;
   /** Actions described in the prompt, for a model that does not call tools natively (the XML protocol). */
@@ -111,6 +113,11 @@ export function buildPrompt(
 ): ModelMessage[] {
   const system = [buildSystemPrompt(character)];
   if (extras.context) system.push(`# Context\n${extras.context}`);
+  if (extras.summary) {
+    system.push(
+      `# Earlier in this conversation (a summary of the turns before those below)\n${extras.summary}`,
+    );
+  }
   if (!extras.callsTools && extras.actions && extras.actions.length > 0 && !extras.lastStep) {
     system.push(describeActions(extras.actions));
   }

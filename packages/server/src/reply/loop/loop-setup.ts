@@ -5,6 +5,7 @@ import type { AgentProfile } from '../../agents/agent-profile';
 import { composeState } from '../../agents/compose-state';
 import { withAttachments } from '../../attachments/model-attachments';
 import { toMemory } from '../../agents/to-memory';
+import { buildSystemPrompt } from './build-prompt';
 import type { ToolRunContext } from '../tools/run-tool-call';
 import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
 import { offeredActions } from './offered-actions';
@@ -24,6 +25,10 @@ export interface LoopSetup {
   actions: AgentAction[];
   /** What running a call needs, for the state of its step. */
   toolContext: (state: State, offered: readonly AgentAction[]) => ToolRunContext;
+  /** The running summary of the channel's turns before `history` (none: the whole channel is in it). */
+  summary?: string;
+  /** The character's system prompt, as counted against the prompt's token budget. */
+  systemPrompt: string;
 }
 
 /** Reads what a reply's loop needs: the channel's recent history, the agent's offered actions and bounds. */
@@ -36,8 +41,22 @@ export async function prepareLoop(
   const agentName = agent.character.name;
   const recent = await store.recent(userMessage.channel_id, historyLimit);
   // The message being answered goes last, even when later messages arrived meanwhile.
-  const read = recent.filter((message) => message.id !== userMessage.id);
+  let read = recent.filter((message) => message.id !== userMessage.id);
   read.push(userMessage);
+  // Within the prompt's token budget: the newest turns, and a running summary of those before them.
+  const systemPrompt = buildSystemPrompt(agent.character);
+  let summary: string | undefined;
+  if (context.conversation) {
+    const window = await context.conversation.window(
+      agent,
+      read,
+      recent.length < historyLimit,
+      systemPrompt,
+      signal,
+    );
+    read = window.history;
+    summary = window.summary;
+  }
   // Files the messages list: text inline (bounded), others named with type and size.
   const history = context.attachments
     ? await withAttachments(context.attachments, read, agent.agentId)
@@ -85,5 +104,15 @@ export async function prepareLoop(
     secrets,
     telemetry: context.telemetry,
   });
-  return { history, abilities, limits, message, compose, actions, toolContext };
+  return {
+    history,
+    abilities,
+    limits,
+    message,
+    compose,
+    actions,
+    toolContext,
+    summary,
+    systemPrompt,
+  };
 }

@@ -6,6 +6,7 @@ import type { AgentAbilities } from '../../agents/agent-abilities';
 import type { AgentProfile } from '../../agents/agent-profile';
 import { toMemory } from '../../agents/to-memory';
 import type { ModelProvider } from '../../models/model-provider';
+import type { ConversationWindows } from '../../memory/summary/conversation-window';
 import type { MessageStore } from '../../storage/message-store';
 import type { ReplyTelemetry } from '../../tracing/reply-telemetry';
 import { pauseReply, type ReplyPauses } from '../approvals/pause-reply';
@@ -61,6 +62,8 @@ export interface ModelReplyContext {
   beginStore?: (replyId: string) => void;
   /** The receipt id of a stored reply, when the server signs receipts (undefined: none). */
   receiptIdOf?: (messageId: string) => string | undefined;
+  /** Keeps the prompt within its token budget, older turns in a running summary (none: the last messages). */
+  conversation?: ConversationWindows;
 }
 
 /**
@@ -265,6 +268,7 @@ async function finishReply(
     toolCalls: records,
     ...withReceiptId(context, stored.id),
   });
+  context.conversation?.refreshLater(agent, channelId, context.historyLimit, setup.systemPrompt);
   if (abilities && abilities.evaluators.length > 0) {
     void runEvaluators(abilities, message, toMemory(stored, agent.agentId), {
       timeoutMs: limits.evaluatorTimeoutMs,

@@ -83,6 +83,7 @@ export async function runAgentLoop(
     const request = {
       messages: buildPrompt(agent.character, agent.agentId, setup.history, {
         context: state.text,
+        summary: setup.summary,
         callsTools: model.callsTools,
         actions: offered,
         steps: progress.steps,
