@@ -135,6 +135,23 @@ export const DEFAULTS = {
     /** Facts about the speaker a prompt carries. */
     recallCount: 10,
   },
+  /** `KNOWLEDGE_*`: documents agents answer from (docs/memory.md, "Knowledge"). */
+  knowledge: {
+    /** Largest document, in bytes (a file of an upload, a JSON body's text, a character's file). */
+    maxDocumentBytes: 5 * 1024 * 1024,
+    /** Most documents one agent holds; most files one upload request carries. */
+    maxDocumentsPerAgent: 1_000,
+    maxFilesPerRequest: 10,
+    /** Most fragments one document is split into (about 2 MB of text at the fragment size below). */
+    maxFragmentsPerDocument: 2_000,
+    /** A fragment's size and the overlap of two neighbours, in estimated tokens (3.5 characters a token). */
+    fragmentTokens: 300,
+    fragmentOverlapTokens: 40,
+    /** Fragments one reply may carry, and their tokens in all; a vector hit below `minSimilarity` is dropped. */
+    recallCount: 5,
+    recallTokens: 1_200,
+    minSimilarity: 0.2,
+  },
   /** `APPROVAL_TIMEOUT_MS`, `approvals`: replies that wait for a person to approve an action call. */
   approvals: {
     /** How long a request waits for a decision; then the call is refused and the model told so. */
