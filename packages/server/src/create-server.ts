@@ -93,6 +93,8 @@ import {
   type ConversationSettings,
 } from './memory/summary/conversation-window';
 import type { FactSettings } from './memory/people/fact-settings';
+import { createMemoryService, type MemoryService } from './memory';
+import { embeddingsFromEnv, type EmbeddingProvider } from './models/embeddings';
 
 /** Options of {@link createServer}. Every field has a default (see `defaults.ts`). */
 export interface ServerOptions {
@@ -218,6 +220,8 @@ export interface ServerOptions {
    * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`).
    */
   captureMessageContent?: boolean;
+  /** The embedder of agents' memories (default: `EMBEDDING_*` settings from `env`, else the offline one). */
+  embeddings?: EmbeddingProvider;
 }
 
 /**
@@ -253,6 +257,8 @@ export interface ParleyServer {
   readonly logger: Logger;
   /** The base address, e.g. `http://127.0.0.1:3000` (known after `start()`). */
   readonly url: string;
+  /** Agents' memories, their embedder and what each reply recalls (docs/memory.md). */
+  readonly memory: MemoryService;
   /** Migrates the database, loads plugins, binds the port and serves HTTP and the socket. */
   start(): Promise<{ url: string; port: number }>;
   /**
@@ -317,6 +323,13 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   // One process owns an embedded database, so what it wrote can be remembered; with PostgreSQL another process
   // may write too.
   const singleWriter = database.kind === 'pglite';
+  // Agents' memories and their embedder; knowledge and facts register their recallers on it.
+  const memory = createMemoryService({
+    db: database.db,
+    embeddings: options.embeddings ?? embeddingsFromEnv(env),
+    logger,
+    sync: () => database.sync(),
+  });
   const store = new MessageStore(database.db, {
     sync: () => database.sync(),
     recentCache: singleWriter ? 20 : 0,
@@ -402,6 +415,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     },
     telemetry,
     attachments,
+    recallers: memory.recallers,
     conversation: new ConversationWindows({
       settings: { ...DEFAULTS.conversation, ...options.conversation },
       summaries: new ChannelSummaryStore(database.db),
@@ -642,6 +656,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     configureHttpServer: (server) => applyConnectionLimits(server, options.connections),
     async beforeListen() {
       await database.migrate(logger);
+      await memory.start();
       await sequencer?.start();
       await socketServerReady(io);
       await mountPlugins();
@@ -686,6 +701,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     io,
     agents,
     logger,
+    memory,
     get url() {
       return serverUrl;
     },

@@ -1,4 +1,5 @@
 import type { ConversationWindows } from '../memory/summary/conversation-window';
+import type { Recaller } from '../memory/recall';
 import type { AttachmentStore } from '../attachments/attachment-store';
 import type { IfBusy, StoredMessage } from '@parley/core';
 import type { Logger } from 'pino';
@@ -123,4 +124,6 @@ export interface MessagingServiceOptions {
   receiptIdOf?: (messageId: string) => string | undefined;
   /** Keeps prompts within their token budget with a running summary (default: the last messages, cut). */
   conversation?: ConversationWindows;
+  /** What each reply recalls into its prompt (knowledge, facts about the speaker); see memory/recall.ts. */
+  recallers?: readonly Recaller[];
 }

@@ -2,8 +2,10 @@ import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely
 import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
+import { createChannelMemberTable } from './channel-member-migration';
 import { createReceiptTables } from '../receipts/receipt-tables';
 import { createChannelSummaryTable } from '../memory/summary/summary-migration';
+import { createMemoryTables } from '../memory/memory-migration';
 import {
   carryTraceContextToDeliveries,
   createWebhookTables,
@@ -273,11 +275,24 @@ const migrations: Record<string, Migration> = {
       await createReceiptTables(db);
     },
   },
+  '0023_memories': {
+    // Agents' memories with embeddings and full-text search, and each agent's embedding model (see
+    // memory/memory-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createMemoryTables(db);
+    },
+  },
   '0024_channel_summaries': {
     // The running summary of each long channel's turns that fell out of the prompt window, per agent (see
     // memory/summary/summary-migration.ts).
     async up(db: Kysely<unknown>) {
       await createChannelSummaryTable(db);
+    },
+  },
+  '0025_channel_members': {
+    // Who may see each channel: its owner and the people added to it (see storage/channel-member-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createChannelMemberTable(db);
     },
   },
 };

@@ -1,4 +1,6 @@
 import type { SummaryTables } from '../memory/summary/summary-tables';
+import type { ChannelMemberTables } from './channel-member-migration';
+import type { MemoryTables } from '../memory/memory-tables';
 import type { WebhookTables } from './webhook-tables';
 import type { ColumnType, Generated } from 'kysely';
 
@@ -187,7 +189,11 @@ export interface AttachmentTable {
 }
 
 /** The whole database, as Kysely sees it. */
-export interface DatabaseSchema extends WebhookTables, SummaryTables {
+export interface DatabaseSchema
+  extends WebhookTables,
+    SummaryTables,
+    MemoryTables,
+    ChannelMemberTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;

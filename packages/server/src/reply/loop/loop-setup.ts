@@ -5,6 +5,8 @@ import type { AgentProfile } from '../../agents/agent-profile';
 import { composeState } from '../../agents/compose-state';
 import { withAttachments } from '../../attachments/model-attachments';
 import { toMemory } from '../../agents/to-memory';
+import type { RecallSource } from '../../memory/recall';
+import { runRecallers } from '../../memory/run-recallers';
 import { buildSystemPrompt } from './build-prompt';
 import type { ToolRunContext } from '../tools/run-tool-call';
 import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
@@ -29,6 +31,8 @@ export interface LoopSetup {
   summary?: string;
   /** The character's system prompt, as counted against the prompt's token budget. */
   systemPrompt: string;
+  /** What the recallers used (knowledge, facts), recorded on the stored reply as `raw_message.sources`. */
+  sources: RecallSource[];
 }
 
 /** Reads what a reply's loop needs: the channel's recent history, the agent's offered actions and bounds. */
@@ -73,7 +77,13 @@ export async function prepareLoop(
     senderName: userMessage.author_name,
     recentMessages: history.map((entry) => `${entry.author_name}: ${entry.content}`).join('\n'),
   });
-  const compose = async (): Promise<State> =>
+  // Recalled once per reply (knowledge, facts about the speaker), into every step's `# Context`.
+  const recalled = await runRecallers(
+    context.recallers ?? [],
+    { agentId: agent.agentId, character: agent.character, message: userMessage, history },
+    { timeoutMs: limits.providerTimeoutMs, signal, logger },
+  );
+  const composeProviders = async (): Promise<State> =>
     !abilities
       ? { values: {}, data: {}, text: '' }
       : abilities.providers.length > 0
@@ -83,6 +93,11 @@ export async function prepareLoop(
             values: values(),
           })
         : { values: values(), data: {}, text: '' };
+  const compose = async (): Promise<State> => {
+    const state = await composeProviders();
+    if (recalled.text === '') return state;
+    return { ...state, text: state.text ? `${recalled.text}\n\n${state.text}` : recalled.text };
+  };
   const actions =
     abilities && limits.maxSteps > 0
       ? await offeredActions(abilities, message, limits.providerTimeoutMs, logger)
@@ -114,5 +129,6 @@ export async function prepareLoop(
     toolContext,
     summary,
     systemPrompt,
+    sources: recalled.sources,
   };
 }

@@ -7,6 +7,7 @@ import type { AgentProfile } from '../../agents/agent-profile';
 import { toMemory } from '../../agents/to-memory';
 import type { ModelProvider } from '../../models/model-provider';
 import type { ConversationWindows } from '../../memory/summary/conversation-window';
+import type { Recaller } from '../../memory/recall';
 import type { MessageStore } from '../../storage/message-store';
 import type { ReplyTelemetry } from '../../tracing/reply-telemetry';
 import { pauseReply, type ReplyPauses } from '../approvals/pause-reply';
@@ -64,6 +65,8 @@ export interface ModelReplyContext {
   receiptIdOf?: (messageId: string) => string | undefined;
   /** Keeps the prompt within its token budget, older turns in a running summary (none: the last messages). */
   conversation?: ConversationWindows;
+  /** What each reply recalls into its `# Context` (knowledge, facts about the speaker); none: nothing runs. */
+  recallers?: readonly Recaller[];
 }
 
 /**
@@ -253,6 +256,7 @@ async function finishReply(
       ...(thought === undefined ? {} : { thought }),
       actions: actionsTaken,
       ...(records.length > 0 ? { toolCalls: fitForStorage(records, text.length) } : {}),
+      ...(setup.sources.length > 0 ? { sources: setup.sources } : {}),
     },
     metadata: { agent_id: agent.agentId, agentName },
     inReplyTo: userMessage.id,

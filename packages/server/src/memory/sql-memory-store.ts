@@ -1,0 +1,463 @@
+import { randomUUID } from 'node:crypto';
+import { ParleyError } from '@parley/core';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { wordsOf } from '../models/embeddings/hash-embeddings';
+import type { DatabaseSchema } from '../storage/schema';
+import type {
+  CachedEmbeddingQuery,
+  MemoryFilter,
+  MemoryPatch,
+  MemoryQuery,
+  MemoryRecord,
+  MemorySearch,
+  MemoryStore,
+  NewMemory,
+} from './memory-store';
+import {
+  checkCount,
+  checkEmbedding,
+  checkId,
+  checkJson,
+  checkTableName,
+  checkUuid,
+  isUuid,
+} from './memory-validation';
+
+/** How vectors are compared: pgvector's operator (and its index), or an exact cosine computed by the database. */
+export type VectorSearch = 'pgvector' | 'exact';
+
+/** What the store is told by its service: the embedder's length and model, the search chosen at start. */
+export interface SqlMemoryStoreOptions {
+  dimensions: () => number;
+  /** The embedding model's name, recorded with an agent's first vector. */
+  model: () => string;
+  vectorSearch: () => VectorSearch;
+  sync?: () => Promise<void>;
+}
+
+/** A memory found as similar as this or more is not unique (elizaOS's createMemory `unique` check). */
+const DUPLICATE_SIMILARITY = 0.95;
+/** Reciprocal rank fusion's constant (the usual 60). */
+const RRF_K = 60;
+/** Most words of a query the full-text search uses. */
+const MAX_QUERY_WORDS = 32;
+/** Words too common to say anything in a full-text match (the `simple` configuration keeps them). */
+const STOP_WORDS = new Set(
+  'the and for are was were what who whom which with that this from have has had you your our his her its they them their there then than not but can will would could should about into over also does did doing just what when where why how all any some more most other such only own same very been being'.split(
+    ' ',
+  ),
+);
+/** Rows one insert statement carries. */
+const INSERT_BATCH = 500;
+
+type Row = {
+  id: string;
+  agent_id: string;
+  table_name: string;
+  room_id: string;
+  entity_id: string;
+  world_id: string | null;
+  content: unknown;
+  metadata: unknown;
+  embedding?: number[] | null;
+  is_unique: boolean;
+  created_at: Date | string;
+  similarity?: number | string | null;
+};
+
+const toRecord = (row: Row): MemoryRecord => ({
+  id: row.id,
+  agentId: row.agent_id,
+  entityId: row.entity_id,
+  roomId: row.room_id,
+  ...(row.world_id === null ? {} : { worldId: row.world_id }),
+  content: (row.content ?? {}) as MemoryRecord['content'],
+  metadata: (row.metadata ?? {}) as Record<string, unknown>,
+  ...(row.embedding ? { embedding: row.embedding.map(Number) } : {}),
+  unique: row.is_unique,
+  createdAt: new Date(row.created_at).getTime(),
+  tableName: row.table_name,
+  ...(row.similarity === undefined ? {} : { similarity: Number(row.similarity ?? 0) }),
+});
+
+/** A `real[]` literal; Math.fround so that what is compared is what is stored. */
+const vectorLiteral = (vector: readonly number[]) =>
+  `{${vector.map((value) => Math.fround(value)).join(',')}}`;
+
+/** The OR of a text's distinctive words, as a `to_tsquery` of the `simple` configuration; '' when none. */
+export function tsQueryOf(text: string): string {
+  const words = [...new Set(wordsOf(text))].filter(
+    (word) => (word.length > 2 || /\d/.test(word)) && !STOP_WORDS.has(word),
+  );
+  return words
+    .slice(0, MAX_QUERY_WORDS)
+    .map((word) => `'${word}'`)
+    .join(' | ');
+}
+
+/**
+ * The memory store on the one database (PGlite or PostgreSQL), see {@link MemoryStore}. Search is exact cosine
+ * computed in SQL (`real[]` as float8) or, when the database has pgvector, its `<=>` over an HNSW index made at
+ * start; with a query text, full-text search (`ts_rank` over the generated `text_search`) is fused with it.
+ */
+export class SqlMemoryStore implements MemoryStore {
+  private readonly recorded = new Set<string>();
+
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly options: SqlMemoryStoreOptions,
+  ) {}
+
+  private embeddingOf(value: unknown): number[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    return checkEmbedding(value, this.options.dimensions());
+  }
+
+  /** Records the agent's embedding model with its first vector (a change of model is then found at start). */
+  private async recordModel(agentId: string): Promise<void> {
+    if (this.recorded.has(agentId)) return;
+    await this.db
+      .insertInto('memory_embedding_models')
+      .values({
+        agent_id: agentId,
+        model: this.options.model(),
+        dimensions: this.options.dimensions(),
+      })
+      .onConflict((conflict) => conflict.column('agent_id').doNothing())
+      .execute();
+    this.recorded.add(agentId);
+  }
+
+  private rowOf(memory: NewMemory, tableName: string, unique: boolean) {
+    const agentId = checkUuid(memory.agentId, 'agentId');
+    const embedding = this.embeddingOf(memory.embedding);
+    return {
+      id: memory.id === undefined ? randomUUID() : checkUuid(memory.id, 'id'),
+      agent_id: agentId,
+      table_name: checkTableName(tableName),
+      room_id: checkId(memory.roomId, 'roomId'),
+      entity_id: checkId(memory.entityId, 'entityId'),
+      world_id:
+        memory.worldId === undefined || memory.worldId === null
+          ? null
+          : checkId(memory.worldId, 'worldId'),
+      content: JSON.stringify(checkJson(memory.content, 'content')),
+      metadata: JSON.stringify(checkJson(memory.metadata ?? {}, 'metadata')),
+      embedding: embedding
+        ? (sql`${vectorLiteral(embedding)}::real[]` as unknown as number[])
+        : null,
+      is_unique: unique,
+      created_at:
+        typeof memory.createdAt === 'number' && Number.isFinite(memory.createdAt)
+          ? new Date(memory.createdAt)
+          : new Date(),
+    };
+  }
+
+  async create(memory: NewMemory, tableName: string, unique = false): Promise<string> {
+    let isUnique = false;
+    if (unique) {
+      const embedding = this.embeddingOf(memory.embedding);
+      const text = typeof memory.content?.text === 'string' ? memory.content.text : undefined;
+      // As elizaOS: a memory is unique when nothing nearly the same is stored (by vector, else by text).
+      const same = embedding
+        ? await this.search({
+            agentId: memory.agentId,
+            tableName,
+            embedding,
+            threshold: DUPLICATE_SIMILARITY,
+            count: 1,
+          })
+        : text === undefined
+          ? []
+          : await this.db
+              .selectFrom('memories')
+              .select('id')
+              .where('agent_id', '=', checkUuid(memory.agentId, 'agentId'))
+              .where('table_name', '=', checkTableName(tableName))
+              .where(sql`content->>'text'`, '=', text)
+              .limit(1)
+              .execute();
+      isUnique = same.length === 0;
+    }
+    const row = this.rowOf(memory, tableName, isUnique);
+    if (memory.embedding) await this.recordModel(row.agent_id);
+    try {
+      await this.db.insertInto('memories').values(row).execute();
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') {
+        throw new ParleyError('CONFLICT', `A memory with id ${row.id} already exists`);
+      }
+      throw error;
+    }
+    return row.id;
+  }
+
+  async createMany(memories: readonly NewMemory[], tableName: string): Promise<string[]> {
+    const rows = memories.map((memory) => this.rowOf(memory, tableName, false));
+    for (const agentId of new Set(rows.filter((row) => row.embedding).map((row) => row.agent_id))) {
+      await this.recordModel(agentId);
+    }
+    for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+      await this.db
+        .insertInto('memories')
+        .values(rows.slice(start, start + INSERT_BATCH))
+        .execute();
+    }
+    return rows.map((row) => row.id);
+  }
+
+  /** The filter's conditions, as SQL (`m` is the memories table). */
+  private where(filter: MemoryFilter): RawBuilder<unknown> {
+    const parts: RawBuilder<unknown>[] = [
+      sql`m.agent_id = ${checkUuid(filter.agentId, 'agentId')}`,
+      sql`m.table_name = ${checkTableName(filter.tableName)}`,
+    ];
+    if (filter.roomId !== undefined)
+      parts.push(sql`m.room_id = ${checkId(filter.roomId, 'roomId')}`);
+    if (filter.entityId !== undefined) {
+      parts.push(sql`m.entity_id = ${checkId(filter.entityId, 'entityId')}`);
+    }
+    if (filter.worldId !== undefined)
+      parts.push(sql`m.world_id = ${checkId(filter.worldId, 'worldId')}`);
+    if (filter.unique !== undefined) parts.push(sql`m.is_unique = ${Boolean(filter.unique)}`);
+    return sql.join(parts, sql` AND `);
+  }
+
+  private columns(withEmbedding: boolean) {
+    return withEmbedding
+      ? sql`m.id, m.agent_id, m.table_name, m.room_id, m.entity_id, m.world_id, m.content, m.metadata, m.embedding, m.is_unique, m.created_at`
+      : sql`m.id, m.agent_id, m.table_name, m.room_id, m.entity_id, m.world_id, m.content, m.metadata, m.is_unique, m.created_at`;
+  }
+
+  async get(query: MemoryQuery): Promise<MemoryRecord[]> {
+    const count = checkCount(query.count, 100, 1_000, 'count');
+    const offset = checkCount(query.offset, 0, 1_000_000, 'offset');
+    const conditions = [this.where(query)];
+    if (typeof query.start === 'number')
+      conditions.push(sql`m.created_at >= ${new Date(query.start)}`);
+    if (typeof query.end === 'number') conditions.push(sql`m.created_at <= ${new Date(query.end)}`);
+    const { rows } = await sql<Row>`
+      SELECT ${this.columns(!query.withoutEmbeddings)} FROM memories m
+      WHERE ${sql.join(conditions, sql` AND `)}
+      ORDER BY m.created_at DESC, m.id DESC LIMIT ${count} OFFSET ${offset}`.execute(this.db);
+    return rows.map(toRecord);
+  }
+
+  async getById(id: string, agentId?: string): Promise<MemoryRecord | undefined> {
+    if (!isUuid(id)) return undefined;
+    return (await this.getByIds([id], agentId === undefined ? {} : { agentId }))[0];
+  }
+
+  async getByIds(
+    ids: readonly string[],
+    options: { agentId?: string; tableName?: string } = {},
+  ): Promise<MemoryRecord[]> {
+    const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))].slice(0, 1_000);
+    if (wanted.length === 0) return [];
+    const conditions = [sql`m.id = ANY(${wanted}::uuid[])`];
+    if (options.agentId !== undefined)
+      conditions.push(sql`m.agent_id = ${checkUuid(options.agentId, 'agentId')}`);
+    if (options.tableName !== undefined) {
+      conditions.push(sql`m.table_name = ${checkTableName(options.tableName)}`);
+    }
+    const { rows } = await sql<Row>`
+      SELECT ${this.columns(true)} FROM memories m WHERE ${sql.join(conditions, sql` AND `)}
+      ORDER BY m.created_at DESC, m.id DESC`.execute(this.db);
+    return rows.map(toRecord);
+  }
+
+  async search(search: MemorySearch): Promise<MemoryRecord[]> {
+    const count = checkCount(search.count, 10, 200, 'count');
+    const threshold = search.threshold ?? 0;
+    if (
+      typeof threshold !== 'number' ||
+      !Number.isFinite(threshold) ||
+      threshold < -1 ||
+      threshold > 1
+    ) {
+      throw new ParleyError('BAD_REQUEST', 'threshold must be a number from -1 to 1');
+    }
+    const embedding = this.embeddingOf(search.embedding);
+    const query = typeof search.query === 'string' ? tsQueryOf(search.query) : '';
+    if (!embedding && query === '') {
+      if (search.embedding === undefined && search.query === undefined) {
+        throw new ParleyError('BAD_REQUEST', 'a search needs an embedding or a query text');
+      }
+      return [];
+    }
+    if (count === 0) return [];
+    // Each ranking's pool: enough that fusion can lift a memory the other ranking found.
+    const pool = Math.max(count * 2, 20);
+    const where = this.where(search);
+    const byVector = embedding
+      ? await this.vectorHits(where, embedding, threshold, query ? pool : count)
+      : [];
+    if (!query) return byVector.map(toRecord);
+    const byWords = await this.textHits(where, query, pool, embedding);
+    const fused = new Map<string, { row: Row; score: number }>();
+    const add = (rows: Row[]) =>
+      rows.forEach((row, rank) => {
+        const entry = fused.get(row.id) ?? { row, score: 0 };
+        entry.score += 1 / (RRF_K + rank + 1);
+        fused.set(row.id, entry);
+      });
+    add(byVector);
+    add(byWords);
+    return [...fused.values()]
+      .sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : 1))
+      .slice(0, count)
+      .map(({ row }) => toRecord(row));
+  }
+
+  /** The cosine similarity of `m.embedding` to the query vector, as the chosen search computes it. */
+  private similarity(embedding: readonly number[]): RawBuilder<number> {
+    const literal = vectorLiteral(embedding);
+    if (this.options.vectorSearch() === 'pgvector') {
+      const type = sql.raw(`vector(${embedding.length})`);
+      return sql<number>`(1 - ((m.embedding::${type}) <=> (${literal}::real[]::${type})))`;
+    }
+    return sql<number>`(
+      SELECT sum(a::float8 * b::float8) / NULLIF(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
+      FROM unnest(m.embedding, ${literal}::real[]) AS t(a, b))`;
+  }
+
+  private async vectorHits(
+    where: RawBuilder<unknown>,
+    embedding: readonly number[],
+    threshold: number,
+    limit: number,
+  ): Promise<Row[]> {
+    const similarity = this.similarity(embedding);
+    const order =
+      this.options.vectorSearch() === 'pgvector'
+        ? sql`(m.embedding::${sql.raw(`vector(${embedding.length})`)}) <=> (${vectorLiteral(embedding)}::real[]::${sql.raw(`vector(${embedding.length})`)})`
+        : sql`similarity DESC NULLS LAST`;
+    const { rows } = await sql<Row>`
+      SELECT * FROM (
+        SELECT ${this.columns(true)}, ${similarity} AS similarity FROM memories m
+        WHERE ${where} AND m.dimensions = ${sql.raw(String(embedding.length))}
+        ORDER BY ${order}, m.id LIMIT ${limit}
+      ) hits WHERE similarity >= ${threshold} ORDER BY similarity DESC, id`.execute(this.db);
+    return rows;
+  }
+
+  private async textHits(
+    where: RawBuilder<unknown>,
+    query: string,
+    limit: number,
+    embedding: readonly number[] | undefined,
+  ): Promise<Row[]> {
+    const similarity = embedding
+      ? sql`CASE WHEN m.dimensions = ${embedding.length} THEN ${this.similarity(embedding)} ELSE 0 END`
+      : sql`0`;
+    const { rows } = await sql<Row>`
+      SELECT ${this.columns(true)}, ${similarity} AS similarity,
+        ts_rank(m.text_search, to_tsquery('simple', ${query})) AS rank
+      FROM memories m
+      WHERE ${where} AND m.text_search @@ to_tsquery('simple', ${query})
+      ORDER BY rank DESC, m.id LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  async update(patch: MemoryPatch, agentId?: string): Promise<boolean> {
+    if (!isUuid(patch.id)) return false;
+    const embedding = this.embeddingOf(patch.embedding);
+    const set: Record<string, unknown> = {};
+    if (patch.content !== undefined)
+      set.content = JSON.stringify(checkJson(patch.content, 'content'));
+    if (patch.metadata !== undefined) {
+      set.metadata = sql`metadata || ${JSON.stringify(checkJson(patch.metadata, 'metadata'))}::jsonb`;
+    }
+    if (embedding) set.embedding = sql`${vectorLiteral(embedding)}::real[]`;
+    let builder = this.db.updateTable('memories').set(set).where('id', '=', patch.id.toLowerCase());
+    if (agentId !== undefined)
+      builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
+    if (Object.keys(set).length === 0) {
+      return (await this.getById(patch.id, agentId)) !== undefined;
+    }
+    const result = await builder.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(id: string, agentId?: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    let builder = this.db.deleteFrom('memories').where('id', '=', id.toLowerCase());
+    if (agentId !== undefined)
+      builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
+    const result = await builder.executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async deleteAll(filter: MemoryFilter): Promise<number> {
+    const result = await sql`DELETE FROM memories m WHERE ${this.where(filter)}`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  async count(filter: MemoryFilter): Promise<number> {
+    const { rows } = await sql<{ count: string | number }>`
+      SELECT count(*) AS count FROM memories m WHERE ${this.where(filter)}`.execute(this.db);
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async addEmbedding(id: string, embedding: readonly number[], agentId?: string): Promise<boolean> {
+    const checked = checkEmbedding(embedding, this.options.dimensions());
+    const found = await this.getById(id, agentId);
+    if (!found) return false;
+    await this.recordModel(found.agentId);
+    return this.update({ id, embedding: checked }, found.agentId);
+  }
+
+  /**
+   * elizaOS's legacy cache lookup: memories of the table whose `content[field][subField]` (or `content[field]`)
+   * text is close to the input, by Levenshtein distance (computed here over at most 200 candidates found by
+   * full-text search), with their embeddings.
+   */
+  async getCachedEmbeddings(
+    agentId: string,
+    query: CachedEmbeddingQuery,
+  ): Promise<{ embedding: number[]; levenshtein_score: number }[]> {
+    const input = String(query.query_input ?? '');
+    const tsQuery = tsQueryOf(input);
+    if (tsQuery === '') return [];
+    const candidates = await this.textHits(
+      this.where({ agentId, tableName: checkTableName(query.query_table_name) }),
+      tsQuery,
+      200,
+      undefined,
+    );
+    const field = String(query.query_field_name ?? 'text');
+    const sub = query.query_field_sub_name ? String(query.query_field_sub_name) : undefined;
+    const out: { embedding: number[]; levenshtein_score: number }[] = [];
+    for (const row of candidates) {
+      if (!row.embedding) continue;
+      const content = (row.content ?? {}) as Record<string, unknown>;
+      const value = sub
+        ? (content[field] as Record<string, unknown> | undefined)?.[sub]
+        : content[field];
+      if (typeof value !== 'string') continue;
+      const score = levenshtein(input.slice(0, 2_000), value.slice(0, 2_000));
+      if (score <= (query.query_threshold ?? 0))
+        out.push({ embedding: row.embedding.map(Number), levenshtein_score: score });
+    }
+    return out
+      .sort((a, b) => a.levenshtein_score - b.levenshtein_score)
+      .slice(0, Math.max(0, Math.min(Number(query.query_match_count) || 10, 200)));
+  }
+}
+
+function levenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
