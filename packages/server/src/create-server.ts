@@ -23,6 +23,7 @@ import { AttachmentStore } from './attachments/attachment-store';
 import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
+import { ChannelAccess } from './identity/channel-access';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { mcpServersOf } from './mcp/client/mcp-settings';
@@ -491,10 +492,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   const replyReceipts = receipts;
 
+  const channelAccess = new ChannelAccess(database.db);
   serveSocketProtocol(
     io,
     messaging,
     {
+      access: channelAccess,
       maxMessageBytes: options.socketMaxMessageBytes ?? DEFAULTS.socketMaxMessageBytes,
       rateBurst: options.socketRateLimit?.burst ?? DEFAULTS.socketRateLimit.burst,
       ratePerSecond: options.socketRateLimit?.perSecond ?? DEFAULTS.socketRateLimit.perSecond,
@@ -543,7 +546,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     onRemoved: (removal) => replyReceipts.recordRemoval(removal),
   });
-  app.route('/', channelRoutes(channels, store));
+  app.route('/', channelRoutes(channels, store, channelAccess));
   app.route('/', receiptRoutes(replyReceipts));
   app.route(
     '/',
@@ -556,6 +559,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     messagingRoutes(messaging, {
       syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      access: channelAccess,
     }),
   );
   app.route(

@@ -41,6 +41,8 @@ export interface ChannelPageQuery {
   cursor?: string;
   participantId?: string;
   agentId?: string;
+  /** Only channels this person is a member of (`channel_members`): a user's listing. */
+  memberId?: string;
 }
 
 type ChannelRow = Selectable<ChannelTable> & { activity?: string };
@@ -175,6 +177,12 @@ export class ChannelStore {
           .selectFrom('channel_participants')
           .select('channel_id')
           .where('participant_id', '=', participantId),
+      );
+    }
+    if (query.memberId !== undefined) {
+      const memberId = query.memberId;
+      select = select.where('id', 'in', (db) =>
+        db.selectFrom('channel_members').select('channel_id').where('entity_id', '=', memberId),
       );
     }
     if (query.agentId !== undefined) {

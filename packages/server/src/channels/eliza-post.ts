@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../http/app-env';
 import { success } from '../http/envelope';
 import { idempotencyKey } from '../http/idempotency-key';
+import { askerOf, postingEntity } from '../identity/channel-access';
 import type { MessagingService } from '../messaging/messaging-service';
 import { withElizaNames } from './eliza-shapes';
 
@@ -53,7 +54,8 @@ export async function postElizaMessage(
   const { message } = await messaging.converse({
     channelId,
     text: post.content,
-    entityId: post.author_id ?? post.authorId ?? ELIZA_DEFAULT_AUTHOR,
+    entityId:
+      postingEntity(askerOf(c), post.author_id ?? post.authorId) ?? ELIZA_DEFAULT_AUTHOR,
     ...(typeof displayName === 'string' && displayName.trim() !== ''
       ? { senderName: displayName.slice(0, 256) }
       : {}),

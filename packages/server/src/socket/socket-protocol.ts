@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
 import { logError, toParleyError } from '../errors/to-parley-error';
 import { redactText } from '../redaction/redact';
+import { ChannelAccess, postingEntity, socketAskerOf } from '../identity/channel-access';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from '../guards/token-bucket';
@@ -32,6 +33,8 @@ export interface SocketLimits {
   ratePerSecond: number;
   /** Rooms one connection may be in at once. */
   maxRooms: number;
+  /** Who may join and post in which channel's room. */
+  access: ChannelAccess;
 }
 
 type Ack = (response: SocketAck) => void;
@@ -102,12 +105,14 @@ export function serveSocketProtocol(
     }
   }
 
-  function join(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
-    const { roomId, entityId } = parseOrThrow(
-      roomJoiningPayloadSchema,
-      rawPayload,
-      'ROOM_JOINING payload',
-    );
+  async function join(socket: Socket, rawPayload: unknown, ack: Ack | undefined) {
+    const payload = parseOrThrow(roomJoiningPayloadSchema, rawPayload, 'ROOM_JOINING payload');
+    const { roomId } = payload;
+    // A person joins only a room of a channel of theirs (one they post into first becomes theirs), as
+    // themselves: the entity they name must be their own.
+    const who = socketAskerOf(socket);
+    const entityId = postingEntity(who, payload.entityId);
+    if (!ChannelAccess.isAdmin(who)) await limits.access.assertPost(who, roomId);
     const state = stateOf(socket);
     state.rooms ??= new Map();
     const joinedAs = state.rooms.get(roomId);
@@ -159,8 +164,9 @@ export function serveSocketProtocol(
       const type: SOCKET_MESSAGE_TYPE = envelope.type;
       switch (type) {
         case SOCKET_MESSAGE_TYPE.ROOM_JOINING:
-          join(socket, envelope.payload, answer);
-          return;
+          return join(socket, envelope.payload, answer).catch((error: unknown) =>
+            fail(socket, error, ack),
+          );
         case SOCKET_MESSAGE_TYPE.SEND_MESSAGE:
           return send(socket, envelope.payload, answer).catch((error: unknown) =>
             fail(socket, error, ack),
@@ -231,7 +237,10 @@ export function serveSocketProtocol(
       }
       // Who decided, as a receipt signs it: the entity that joined the room on this socket.
       const decidedBy = `socket:${entityId}`;
-      return messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId).then(
+      return limits.access
+        .assertDecide(socketAskerOf(socket), replyId)
+        .then(() => messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId))
+        .then(
         (decided) =>
           ackOf(ack)?.({
             status: 'ok',

@@ -11,6 +11,12 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { fromElizaSubmit, isElizaPost, postElizaMessage } from '../../channels/eliza-post';
 import { withElizaNames } from '../../channels/eliza-shapes';
+import {
+  ChannelAccess,
+  type ChannelAsker,
+  askerOf,
+  postingEntity,
+} from '../../identity/channel-access';
 import type { MessagingService } from '../../messaging/messaging-service';
 import type { AppEnv } from '../app-env';
 import { success } from '../envelope';
@@ -26,7 +32,10 @@ export interface MessagingRoutesOptions {
   syncTimeoutMs: number;
   /** Interval of keep-alive comments on a slow `stream` reply (ms). */
   sseKeepAliveMs: number;
+  /** Who may read and post in which channel (every request asks it). */
+  access: ChannelAccess;
 }
+
 
 /**
  * `POST /api/messaging/submit`, channel messages in the three delivery modes, history, and resuming a
@@ -38,11 +47,17 @@ export function messagingRoutes(
   options: MessagingRoutesOptions,
 ): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
+  const { access } = options;
 
   routes.post('/api/messaging/submit', async (c) => {
     // elizaOS's client sends camel-case names (`channelId`, `agentId`…): read as Parley's.
     const raw = await readJsonBody(c, z.unknown(), 'message');
     const body = parseOrThrow(agentMessageSchema, fromElizaSubmit(raw), 'message');
+    // Submit stores a message as any author (agents' messages): an admin's door only.
+    const who = askerOf(c);
+    if (!ChannelAccess.isAdmin(who)) {
+      throw new ParleyError('FORBIDDEN', 'Only an admin may submit messages as another author');
+    }
     const { message } = await messaging.submit(body, idempotencyKey(c));
     return c.json(success(withElizaNames(message)), 201);
   });
@@ -53,17 +68,26 @@ export function messagingRoutes(
     const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
     // A client reconnecting to a stream (an EventSource, @parley/client) repeats the request with the id of
     // the last event it got: it continues that reply instead of posting the message again.
+    const who = askerOf(c);
     const resumeFrom = parseEventId(c.req.header('last-event-id'));
-    if (resumeFrom) return resume(messaging, resumeFrom, options, channelId);
+    if (resumeFrom) {
+      await access.assertRead(who, channelId);
+      return resume(messaging, resumeFrom, options, channelId);
+    }
 
     const raw = await readJsonBody(c, z.unknown(), 'message');
     // elizaOS's `postMessage` body (`{ content, metadata }`, no `text`): answered as elizaOS answers.
-    if (isElizaPost(raw)) return postElizaMessage(c, messaging, channelId, raw);
+    if (isElizaPost(raw)) {
+      await access.assertPost(who, channelId);
+      return postElizaMessage(c, messaging, channelId, raw);
+    }
     const body = parseOrThrow(channelMessageRequestSchema, raw, 'message');
+    const entityId = postingEntity(who, body.entityId) ?? body.entityId;
+    await access.assertPost(who, channelId);
     const { message, reply } = await messaging.converse({
       channelId,
       text: body.text,
-      entityId: body.entityId,
+      entityId,
       senderName: body.senderName,
       metadata: body.metadata,
       agentId: body.agentId,
@@ -111,7 +135,9 @@ export function messagingRoutes(
   // read.
   routes.post('/api/messaging/replies/:replyId/cancel', async (c) => {
     const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
-    await messaging.cancelReply(replyId);
+    const who = askerOf(c);
+    if (ChannelAccess.isAdmin(who)) await messaging.cancelReply(replyId);
+    else await messaging.cancelReply(replyId, await channelOfReply(messaging, access, who, replyId));
     return c.json(success({ replyId, status: 'cancelled' as const }), 202);
   });
 
@@ -120,8 +146,11 @@ export function messagingRoutes(
   routes.post('/api/messaging/replies/:replyId/approvals', async (c) => {
     const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
     const body = await readJsonBody(c, approvalDecisionSchema, 'decision');
-    // Who decided, as a receipt signs it: the API key's holder (Parley knows no other identity over REST).
-    const decided = await messaging.decideApproval(replyId, { ...body, decidedBy: 'api' });
+    const who = askerOf(c);
+    await access.assertDecide(who, replyId);
+    // Who decided, as a receipt signs it: the person, else the API key's holder.
+    const decidedBy = ChannelAccess.isAdmin(who) ? 'api' : `user:${who!.entityId}`;
+    const decided = await messaging.decideApproval(replyId, { ...body, decidedBy });
     return c.json(success(decided), 202);
   });
 
@@ -131,7 +160,7 @@ export function messagingRoutes(
     if (from && from.replyId !== replyId) {
       throw new ParleyError('BAD_REQUEST', 'Last-Event-ID belongs to another reply');
     }
-    return resume(messaging, from ?? startOf(replyId), options);
+    return resume(messaging, from ?? startOf(replyId), options, undefined, askerOf(c));
   });
 
   return routes;
@@ -147,7 +176,12 @@ async function resume(
   from: ReplyPosition,
   options: MessagingRoutesOptions,
   channelId?: string,
+  who?: ChannelAsker,
 ): Promise<Response> {
+  // A person resumes only a reply of a channel of theirs: asked before anything of it is sent.
+  if (channelId === undefined && !ChannelAccess.isAdmin(who)) {
+    channelId = await channelOfReply(messaging, options.access, who, from.replyId);
+  }
   if (from.kind === 'end') return new Response(null, { status: 204 });
   const sse = createSseStream(options.sseKeepAliveMs);
   const reply = await messaging.openReply(from.replyId, channelId, sse.signal);
@@ -173,4 +207,24 @@ function follow(messaging: MessagingService, sse: SseStream, channelId?: string)
     );
   };
   return onPause;
+}
+
+/**
+ * The channel of a reply, when `who` may read it; FORBIDDEN otherwise (NOT_FOUND for no such reply). The reply
+ * is opened only to learn its channel, and let go at once.
+ */
+async function channelOfReply(
+  messaging: MessagingService,
+  access: ChannelAccess,
+  who: ChannelAsker | undefined,
+  replyId: string,
+): Promise<string> {
+  const done = new AbortController();
+  try {
+    const reply = await messaging.openReply(replyId, undefined, done.signal);
+    await access.assertRead(who, reply.channelId);
+    return reply.channelId;
+  } finally {
+    done.abort();
+  }
 }

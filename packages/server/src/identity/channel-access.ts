@@ -1,0 +1,182 @@
+import { ParleyError } from '@parley/core';
+import { type Kysely, sql } from 'kysely';
+import type { DatabaseSchema } from '../storage/schema';
+import { storageCall } from '../storage/to-storage-error';
+
+/**
+ * Who asks, as channel access needs it: the fields of the identity module's `Identity` it reads. `admin` sees
+ * and does everything (and is what every request is when no auth is configured: today's behaviour); a `user`
+ * or `guest` only what their channels allow.
+ */
+export interface ChannelAsker {
+  kind: 'admin' | 'user' | 'guest';
+  entityId: string;
+  roles: ReadonlySet<string>;
+}
+
+/** The role that may decide any approval in a channel it can read. */
+export const APPROVER_ROLE = 'approver';
+
+const notYours = (channelId: string) =>
+  new ParleyError('FORBIDDEN', `You are not a member of channel ${channelId}`);
+
+/**
+ * The one place that decides who may see and do what in a channel (routes, the socket and every other face ask
+ * it; none decides for itself). Membership lives in `channel_members` (migration 0025): the channel's owner
+ * (who created it: REST create, the first message into a new id, a DM asked for) and the people an owner or an
+ * admin added. Refusals are FORBIDDEN whether or not the channel exists, so a refusal tells nothing about
+ * another person's channels.
+ */
+export class ChannelAccess {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  /** Whether `who` sees everything. */
+  static isAdmin(who: ChannelAsker | undefined): boolean {
+    return who === undefined || who.kind === 'admin';
+  }
+
+  /** The entity whose channels a listing is limited to; undefined for an admin (all channels). */
+  listScope(who: ChannelAsker | undefined): string | undefined {
+    return ChannelAccess.isAdmin(who) ? undefined : who!.entityId;
+  }
+
+  /** Whether `who` may read the channel (its history, events and replies). */
+  async canRead(who: ChannelAsker | undefined, channelId: string): Promise<boolean> {
+    if (ChannelAccess.isAdmin(who)) return true;
+    return (await this.#role(channelId, who!.entityId)) !== undefined;
+  }
+
+  /** FORBIDDEN unless `who` may read the channel. */
+  async assertRead(who: ChannelAsker | undefined, channelId: string): Promise<void> {
+    if (!(await this.canRead(who, channelId))) throw notYours(channelId);
+  }
+
+  /** FORBIDDEN unless `who` is a member of the channel (rename, leave). */
+  assertMember(who: ChannelAsker | undefined, channelId: string): Promise<void> {
+    return this.assertRead(who, channelId);
+  }
+
+  /** FORBIDDEN unless `who` owns the channel (delete it, clear it, add or remove people and agents). */
+  async assertOwner(who: ChannelAsker | undefined, channelId: string): Promise<void> {
+    if (ChannelAccess.isAdmin(who)) return;
+    if ((await this.#role(channelId, who!.entityId)) !== 'owner') {
+      throw new ParleyError('FORBIDDEN', `Only the owner of channel ${channelId} may do this`);
+    }
+  }
+
+  /**
+   * FORBIDDEN unless `who` may post into the channel: a member, or the first to post into an id no channel has
+   * and nobody claimed (created on first use: they become its owner, in one statement, so that of people
+   * posting into the same new id together exactly one owns it).
+   */
+  async assertPost(who: ChannelAsker | undefined, channelId: string): Promise<void> {
+    if (ChannelAccess.isAdmin(who)) return;
+    const entityId = who!.entityId;
+    if ((await this.#role(channelId, entityId)) !== undefined) return;
+    if (await this.claim(channelId, entityId)) return;
+    throw notYours(channelId);
+  }
+
+  /**
+   * Makes `entityId` the owner of a channel nobody owns and that does not exist yet (or, with `exists`, that was
+   * just created by them); true when they own it now.
+   */
+  async claim(channelId: string, entityId: string, options: { created?: boolean } = {}) {
+    const result = await storageCall('channel members', () =>
+      sql<{ entity_id: string }>`
+        insert into channel_members (channel_id, entity_id, role)
+        select ${channelId}::uuid, ${entityId}::text, 'owner'
+        where ${options.created === true}
+           or not exists (select 1 from channels where id = ${channelId}::uuid)
+        on conflict do nothing
+        returning entity_id`.execute(this.db),
+    );
+    if (result.rows.length > 0) return true;
+    return (await this.#role(channelId, entityId)) === 'owner';
+  }
+
+  /** Records the creator of a channel as its owner (REST create, a DM asked for). */
+  async recordOwner(who: ChannelAsker | undefined, channelId: string): Promise<void> {
+    if (who === undefined) return;
+    await this.claim(channelId, who.entityId, { created: true });
+  }
+
+  /** Adds a person to a channel as a member (no change when already in). */
+  async addMember(channelId: string, entityId: string): Promise<void> {
+    await storageCall('channel members', () =>
+      this.db
+        .insertInto('channel_members')
+        .values({ channel_id: channelId, entity_id: entityId, role: 'member' })
+        .onConflict((conflict) => conflict.columns(['channel_id', 'entity_id']).doNothing())
+        .execute(),
+    );
+  }
+
+  /** Removes a person from a channel's members (an owner leaving leaves it ownerless: admins still see it). */
+  async removeMember(channelId: string, entityId: string): Promise<void> {
+    await storageCall('channel members', () =>
+      this.db
+        .deleteFrom('channel_members')
+        .where('channel_id', '=', channelId)
+        .where('entity_id', '=', entityId)
+        .execute(),
+    );
+  }
+
+  /**
+   * FORBIDDEN unless `who` may decide the approvals of a paused reply: an admin; an `approver` who can read its
+   * channel; or the person whose message started the reply. NOT_FOUND for a reply that is not paused.
+   */
+  async assertDecide(who: ChannelAsker | undefined, replyId: string): Promise<void> {
+    if (ChannelAccess.isAdmin(who)) return;
+    const row = await storageCall('approvals', () =>
+      this.db
+        .selectFrom('paused_replies')
+        .leftJoin('messages', 'messages.id', 'paused_replies.in_reply_to')
+        .select(['paused_replies.channel_id as channelId', 'messages.author_id as authorId'])
+        .where('paused_replies.reply_id', '=', replyId)
+        .executeTakeFirst(),
+    );
+    if (!row) throw new ParleyError('NOT_FOUND', `No approval request in reply ${replyId}`);
+    if (!(await this.canRead(who, row.channelId))) throw notYours(row.channelId);
+    if (row.authorId === who!.entityId || who!.roles.has(APPROVER_ROLE)) return;
+    throw new ParleyError(
+      'FORBIDDEN',
+      'Only the person whose message started this reply (or an approver) may decide its tool calls',
+    );
+  }
+
+  async #role(channelId: string, entityId: string): Promise<'owner' | 'member' | undefined> {
+    const row = await storageCall('channel members', () =>
+      this.db
+        .selectFrom('channel_members')
+        .select('role')
+        .where('channel_id', '=', channelId)
+        .where('entity_id', '=', entityId)
+        .executeTakeFirst(),
+    );
+    return row?.role;
+  }
+}
+
+/** The entity a person posts as: their own; naming another is FORBIDDEN (an admin may name anyone). */
+export function postingEntity<T extends string | undefined>(
+  who: ChannelAsker | undefined,
+  claimed: T,
+): T | string {
+  if (ChannelAccess.isAdmin(who)) return claimed;
+  if (claimed !== undefined && claimed !== who!.entityId) {
+    throw new ParleyError('FORBIDDEN', 'You may post only as yourself');
+  }
+  return who!.entityId;
+}
+
+/** Who asks, on a request: the identity the identity middleware set (none: no auth, an admin as today). */
+export function askerOf(c: { get(key: never): unknown }): ChannelAsker | undefined {
+  return (c.get as (key: string) => ChannelAsker | undefined)('identity');
+}
+
+/** Who asks, on a socket: the identity its handshake resolved (none: no auth, an admin as today). */
+export function socketAskerOf(socket: { data: unknown }): ChannelAsker | undefined {
+  return (socket.data as { identity?: ChannelAsker } | undefined)?.identity;
+}
