@@ -64,6 +64,12 @@ export class ChatApp {
   #stopping: string | undefined;
   #recent: RecentChannel[] = parseRecent(readRecent());
   #typingTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Settles once the page is in the open channel's room (connected with the current key, joined, history read):
+   * a send waits for it, so that the reply's live events reach this page.
+   */
+  #ready: Promise<void> = Promise.resolve();
+  #readyNow = true;
   readonly #channels: ChannelList;
   readonly #files: ComposerFiles;
 
@@ -164,8 +170,33 @@ export class ChatApp {
     });
   }
 
+  /** Runs `work` (a (re)connection, a channel being opened) as what a send must wait for. */
+  #whileJoining(work: Promise<void>): Promise<void> {
+    const ready = work.catch(() => {});
+    this.#ready = ready;
+    this.#readyNow = false;
+    void ready.then(() => {
+      if (this.#ready === ready) this.#readyNow = true;
+    });
+    return work;
+  }
+
+  /** Resolves once the page is in its channel's room; the composer says it waits meanwhile. */
+  async #untilJoined(): Promise<void> {
+    const composer = this.#ui.composer;
+    while (!this.#readyNow) {
+      composer.dataset.waiting = 'room';
+      await this.#ready;
+    }
+    delete composer.dataset.waiting;
+  }
+
   /** (Re)creates the client and the socket with the current API key, then reloads everything. */
-  async #connect(channelId: string) {
+  #connect(channelId: string): Promise<void> {
+    return this.#whileJoining(this.#reconnect(channelId));
+  }
+
+  async #reconnect(channelId: string) {
     const apiKey = apiKeySetting.get();
     this.#client = createParleyClient({ baseUrl: location.origin, apiKey });
     this.#socket?.disconnect();
@@ -285,7 +316,11 @@ export class ChatApp {
     }
   }
 
-  async #openChannel(channelId: string) {
+  #openChannel(channelId: string): Promise<void> {
+    return this.#whileJoining(this.#enterChannel(channelId));
+  }
+
+  async #enterChannel(channelId: string) {
     const ui = this.#ui;
     const previous = this.#channelId;
     if (previous && previous !== channelId) await this.#socket?.leaveRoom(previous).catch(() => {});
@@ -407,6 +442,9 @@ export class ChatApp {
   async #send(text: string) {
     const ui = this.#ui;
     if (!text) return;
+    // Sent before the page is in the channel's room (just after "Use key", a channel being opened), the reply
+    // would be broadcast before the page could hear it: the send waits for the join.
+    await this.#untilJoined();
     const mode = this.#mode();
     const agentId = this.#channelAgentId ?? ui.agentSelect.value;
     ui.sendError.textContent = '';
