@@ -23,7 +23,7 @@ import { AttachmentStore } from './attachments/attachment-store';
 import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
-import { ChannelAccess } from './identity/channel-access';
+import { ChannelAccess, provideChannelAccess } from './identity/channel-access';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { mcpServersOf } from './mcp/client/mcp-settings';
@@ -521,6 +521,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     trustProxy: trustProxyOf(options),
     tracer,
   });
+  app.use(provideChannelAccess(channelAccess));
   app.route(
     '/',
     serverRoutes({

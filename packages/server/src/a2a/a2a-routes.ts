@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ChannelAccess, askerOf } from '../identity/channel-access';
 import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
 import {
   AgentCard,
@@ -450,6 +451,11 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
   });
 
   routes.post(`${A2A_PATH}/:agentId`, async (c) => {
+    // Tasks and contexts are not scoped to a person yet (any caller may get or cancel a task by its id): the
+    // A2A face answers admins only, and a signed-in person is refused before anything is read.
+    if (!ChannelAccess.isAdmin(askerOf(c))) {
+      throw new ParleyError('FORBIDDEN', 'The A2A endpoint is open to admins only');
+    }
     const agent = agentOf(c.req.param('agentId'));
     if (!agent) return notFound(c);
     let body: unknown;

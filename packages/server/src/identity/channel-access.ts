@@ -180,3 +180,72 @@ export function askerOf(c: { get(key: never): unknown }): ChannelAsker | undefin
 export function socketAskerOf(socket: { data: unknown }): ChannelAsker | undefined {
   return (socket.data as { identity?: ChannelAsker } | undefined)?.identity;
 }
+
+const ACCESS_KEY = 'channelAccess';
+
+/**
+ * hono middleware that hands `access` to every route (`channelAccessOf`), so the faces mounted by others (the
+ * sessions, OpenAI, UI chat, A2A and MCP routes) ask the same module without a new constructor argument each.
+ */
+export function provideChannelAccess(access: ChannelAccess) {
+  return async (c: { set(key: never, value: never): void }, next: () => Promise<void>) => {
+    (c.set as (key: string, value: ChannelAccess) => void)(ACCESS_KEY, access);
+    await next();
+  };
+}
+
+type RequestContext = { get(key: never): unknown };
+
+/**
+ * FORBIDDEN unless the request's identity may read `channelId` (an admin always may). A request that reaches a
+ * route without the access module (not wired) is refused to anyone but an admin: closed, not open.
+ */
+export async function assertReadOnRequest(c: RequestContext, channelId: string): Promise<void> {
+  const who = askerOf(c);
+  if (ChannelAccess.isAdmin(who)) return;
+  await accessOf(c).assertRead(who, channelId);
+}
+
+/** FORBIDDEN unless the request's identity may post into `channelId` (a new id becomes theirs). */
+export async function assertPostOnRequest(c: RequestContext, channelId: string): Promise<void> {
+  const who = askerOf(c);
+  if (ChannelAccess.isAdmin(who)) return;
+  await accessOf(c).assertPost(who, channelId);
+}
+
+/** Makes the request's person the owner of a channel just created for them (no-op for an admin). */
+export async function recordOwnerOnRequest(c: RequestContext, channelId: string): Promise<void> {
+  const who = askerOf(c);
+  if (ChannelAccess.isAdmin(who)) return;
+  await accessOf(c).recordOwner(who, channelId);
+}
+
+function accessOf(c: RequestContext): ChannelAccess {
+  const access = (c.get as (key: string) => ChannelAccess | undefined)(ACCESS_KEY);
+  if (!access) throw new ParleyError('FORBIDDEN', 'Channel access is not available here');
+  return access;
+}
+
+/** A person on a request, for the faces that post on their behalf; undefined for an admin. */
+export interface RequestPerson {
+  entityId: string;
+  /** FORBIDDEN unless they may post into the channel (a new id becomes theirs). */
+  authorize(channelId: string): Promise<void>;
+}
+
+/** The request's person (their entity and a check of a channel), or undefined for an admin. */
+export function requestPerson(c: RequestContext): RequestPerson | undefined {
+  const who = askerOf(c);
+  if (ChannelAccess.isAdmin(who)) return undefined;
+  return {
+    entityId: who!.entityId,
+    authorize: (channelId) => assertPostOnRequest(c, channelId),
+  };
+}
+
+/** FORBIDDEN unless the request's identity may decide the paused reply's approvals (see `assertDecide`). */
+export async function assertDecideOnRequest(c: RequestContext, replyId: string): Promise<void> {
+  const who = askerOf(c);
+  if (ChannelAccess.isAdmin(who)) return;
+  await accessOf(c).assertDecide(who, replyId);
+}

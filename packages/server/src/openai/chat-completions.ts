@@ -1,4 +1,5 @@
 import { ParleyError } from '@parley/core';
+import { requestPerson } from '../identity/channel-access';
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { idempotencyKey } from '../http/idempotency-key';
@@ -56,6 +57,7 @@ export async function chatCompletions(
     idempotencyKey: idempotencyKey(c),
     metadata: body.metadata ? { openai: { metadata: body.metadata } } : {},
     delivery: stream ? 'openai-chat-stream' : 'openai-chat',
+    person: requestPerson(c),
   });
   const id = completionId(reply.replyId);
   const created = Math.floor(Date.now() / 1000);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RequestPerson } from '../identity/channel-access';
 import {
   ParleyError,
   agentMessageSchema,
@@ -62,6 +63,8 @@ export interface ConversationRequest {
   metadata: Record<string, unknown>;
   /** How the answer is taken (part of what an idempotent request asks). */
   delivery: string;
+  /** The signed-in person asking (none for an admin): they speak as themselves, in channels of theirs. */
+  person?: RequestPerson;
 }
 
 /** The posted message and the agent's reply. */
@@ -133,8 +136,16 @@ export async function startConversation(
   if (text.trim() === '') {
     throw openAIError('BAD_REQUEST', 'The last user message has no text', 'messages');
   }
-  const entityId = namedUuid(`parley:openai-user:${request.user ?? ''}`);
-  const channelId = channelOf(request, agent, entityId);
+  const entityId = request.person?.entityId ?? namedUuid(`parley:openai-user:${request.user ?? ''}`);
+  // A person's named conversations are theirs: another person naming the same one gets another channel.
+  const channelId = channelOf(
+    request.person && request.conversation !== undefined
+      ? { ...request, conversation: `${entityId}:${request.conversation}` }
+      : request,
+    agent,
+    entityId,
+  );
+  await request.person?.authorize(channelId);
   const senderName = request.user?.trim() || 'OpenAI client';
   if (request.earlier.length > 0) {
     await seed(context.messaging, channelId, agent, entityId, request);

@@ -1,4 +1,5 @@
 import { ParleyError } from '@parley/core';
+import { requestPerson } from '../identity/channel-access';
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { idempotencyKey } from '../http/idempotency-key';
@@ -147,6 +148,7 @@ export async function createResponse(
     idempotencyKey: idempotencyKey(c),
     metadata: Object.keys(kept).length > 0 ? { openai: kept } : {},
     delivery: stream ? 'openai-responses-stream' : 'openai-responses',
+    person: requestPerson(c),
   });
   const { reply, agent } = started;
   const facts: ResponseFacts = {

@@ -5,6 +5,14 @@ import {
   type StoredMessage,
   uuidSchema,
 } from '@parley/core';
+import {
+  ChannelAccess,
+  askerOf,
+  assertPostOnRequest,
+  assertReadOnRequest,
+  postingEntity,
+  recordOwnerOnRequest,
+} from '../identity/channel-access';
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { AgentManager } from '../agents/agent-manager';
@@ -91,6 +99,12 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
 
   routes.get('/api/messaging/sessions', async (c) => {
     const [list, total] = await Promise.all([sessions.list(SESSION_LIST_LIMIT), sessions.count()]);
+    const who = askerOf(c);
+    if (!ChannelAccess.isAdmin(who)) {
+      // A person sees their own sessions only.
+      const own = list.filter((session) => session.userId === who!.entityId.toLowerCase());
+      return c.json(success({ sessions: own.map(sessionInfo), total: own.length }));
+    }
     return c.json(success({ sessions: list.map(sessionInfo), total }));
   });
 
@@ -99,7 +113,8 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
     const agent = await agents.details(body.agentId); // NOT_FOUND for an unknown agent
     const id = randomUUID();
     const agentId = body.agentId.toLowerCase();
-    const userId = body.userId.toLowerCase();
+    // A person opens a session as themselves only.
+    const userId = postingEntity(askerOf(c), body.userId).toLowerCase();
     const channel = await options.channels.create(
       createChannelRequestSchema.parse({
         name: `Session with ${agent.name}`.slice(0, 100),
@@ -109,6 +124,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
         metadata: { sessionId: id, agentId, userId },
       }),
     );
+    await recordOwnerOnRequest(c, channel.id);
     const session = await sessions.create({
       id,
       agentId,
@@ -119,18 +135,22 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
     return c.json(success(sessionInfo(session)), 201);
   });
 
-  routes.get('/api/messaging/sessions/:sessionId', async (c) =>
-    c.json(success(sessionInfo(await sessionOf(c.req.param('sessionId'))))),
-  );
+  routes.get('/api/messaging/sessions/:sessionId', async (c) => {
+    const session = await sessionOf(c.req.param('sessionId'));
+    await assertReadOnRequest(c, session.channelId);
+    return c.json(success(sessionInfo(session)));
+  });
 
   routes.delete('/api/messaging/sessions/:sessionId', async (c) => {
     const session = await sessionOf(c.req.param('sessionId'));
+    await assertReadOnRequest(c, session.channelId);
     await sessions.delete(session.id);
     return c.json(success({ sessionId: session.id, deleted: true as const }));
   });
 
   routes.post('/api/messaging/sessions/:sessionId/messages', async (c) => {
     const session = await sessionOf(c.req.param('sessionId'));
+    await assertPostOnRequest(c, session.channelId);
     const body = await readJsonBody(c, sessionMessageBodySchema, 'message');
     const transport =
       body.transport ??
@@ -195,6 +215,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
 
   routes.get('/api/messaging/sessions/:sessionId/messages', async (c) => {
     const session = await sessionOf(c.req.param('sessionId'));
+    await assertReadOnRequest(c, session.channelId);
     const query = parseOrThrow(sessionMessagesQuerySchema, c.req.query(), 'query');
     // One more than asked tells whether there are more.
     const page = await messaging.history(session.channelId, {

@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import {
+  assertDecideOnRequest,
+  assertReadOnRequest,
+  requestPerson,
+} from '../identity/channel-access';
 import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
 import { Hono } from 'hono';
 import type { AgentProfile } from '../agents/agent-profile';
@@ -98,7 +103,13 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
   routes.post(`${UI_CHAT_PATH}/:agentId`, async (c) => {
     const agent = findAgent(context.agents, c.req.param('agentId'));
     const body = await readJsonBody(c, uiChatRequestSchema, 'request');
-    const channelId = chatChannel(agent.agentId, body.id);
+    const person = requestPerson(c);
+    // A person's chat ids are theirs: the same id from another person is another channel.
+    const channelId = chatChannel(
+      agent.agentId,
+      person ? `${person.entityId}:${body.id}` : body.id,
+    );
+    await person?.authorize(channelId);
     const last = body.messages.at(-1)!;
 
     if (last.role === 'assistant') {
@@ -114,6 +125,7 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
         throw new ParleyError('BAD_REQUEST', "The assistant message's id is not a reply id");
       }
       const replyId = last.id.toLowerCase();
+      await assertDecideOnRequest(c, replyId);
       for (const answer of answers) {
         await context.messaging.decideApproval(
           replyId,
@@ -137,7 +149,7 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
     const { reply } = await context.messaging.converse({
       channelId,
       text,
-      entityId: namedUuid(`parley:ui-chat-user:${channelId}`),
+      entityId: person?.entityId ?? namedUuid(`parley:ui-chat-user:${channelId}`),
       senderName: 'Chat user',
       metadata: { uiChat: { chatId: body.id, messageId: last.id } },
       agentId: agent.agentId,
@@ -153,8 +165,11 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
     const agent = findAgent(context.agents, c.req.param('agentId'));
     const chatId = c.req.param('chatId');
     if (chatId.length > 256) throw new ParleyError('BAD_REQUEST', 'The chat id is too long');
-    const replyId = running.get(chatChannel(agent.agentId, chatId));
+    const person = requestPerson(c);
+    const channelId = chatChannel(agent.agentId, person ? `${person.entityId}:${chatId}` : chatId);
+    const replyId = running.get(channelId);
     if (replyId === undefined) return c.body(null, 204);
+    await assertReadOnRequest(c, channelId);
     const reply = await context.messaging.openReply(replyId).catch(() => undefined);
     if (!reply || reply.final) return c.body(null, 204);
     return streamOf(reply, { live: false });

@@ -1,4 +1,5 @@
 import { DEFAULT_SERVER_ID, ParleyError, parseOrThrow, uuidSchema } from '@parley/core';
+import { ChannelAccess, askerOf } from '../../identity/channel-access';
 import { Hono } from 'hono';
 import type { AgentManager } from '../../agents/agent-manager';
 import type { ChannelStore } from '../../channels/channel-store';
@@ -61,7 +62,12 @@ export function messageServerRoutes(options: {
 
   routes.get('/api/messaging/message-servers/:messageServerId/channels', async (c) => {
     serverIdOf(c.req.param('messageServerId'));
-    const page = await options.channels.page({ limit: MESSAGE_SERVER_CHANNELS_LIMIT });
+    const who = askerOf(c);
+    // A person's listing holds their channels only, as `GET /api/messaging/channels` does.
+    const page = await options.channels.page({
+      limit: MESSAGE_SERVER_CHANNELS_LIMIT,
+      ...(ChannelAccess.isAdmin(who) ? {} : { memberId: who!.entityId }),
+    });
     return c.json(success({ channels: page.channels }));
   });
 

@@ -1,4 +1,5 @@
 import { ParleyError, parseOrThrow, uuidSchema, type StoredMessage } from '@parley/core';
+import { ChannelAccess, askerOf, assertReadOnRequest } from '../../identity/channel-access';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AgentManager } from '../../agents/agent-manager';
@@ -121,6 +122,13 @@ export function runRoutes(
   routes.get('/api/agents/:agentId/runs', async (c) => {
     const { id: agentId } = await agents.details(idOf(c.req.param('agentId'), 'agentId'));
     const query = parseOrThrow(listRunsQuerySchema, c.req.query(), 'query');
+    // An agent's runs span every channel: a person lists those of a channel of theirs only.
+    if (!ChannelAccess.isAdmin(askerOf(c))) {
+      if (query.roomId === undefined) {
+        throw new ParleyError('FORBIDDEN', 'Name a roomId of yours to list its runs');
+      }
+      await assertReadOnRequest(c, query.roomId);
+    }
     if (query.status !== undefined && query.status !== 'all' && query.status !== 'completed') {
       return c.json(success({ runs: [], total: 0, hasMore: false }));
     }
@@ -143,6 +151,7 @@ export function runRoutes(
     const channelId = roomId === undefined ? undefined : idOf(roomId, 'roomId');
     // Read once, never followed: a reply waiting for approvals is shown as it stands.
     const stream = await messaging.openReply(runId, channelId, AbortSignal.abort());
+    await assertReadOnRequest(c, stream.channelId);
     const start = stream.parts[0];
     if (start?.type !== 'reply-start' || start.agentId !== agentId) {
       throw new ParleyError('NOT_FOUND', `No run ${runId} of this agent`);

@@ -53,6 +53,8 @@ export async function callAgent(
   const channelId = input.channelId ?? reservedUuid();
   let reply: ReplyStream;
   try {
+    // A person continues only a conversation of theirs (a new one becomes theirs).
+    await context.caller.person?.authorize(channelId);
     ({ reply } = await context.messaging.converse({
       channelId,
       text: input.message,

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { RequestPerson } from '../../identity/channel-access';
 import { isUuid, uuidFromBytes } from '@parley/core';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
@@ -19,6 +20,8 @@ export const MCP_SOURCE = 'mcp';
 export interface McpCaller {
   readonly sessionId: string | undefined;
   readonly entityId: string;
+  /** The signed-in person calling (none for an admin): they speak as themselves, in channels of theirs. */
+  readonly person?: RequestPerson;
 }
 
 /** A UUID (version 8) named by `text`: the same text, the same id, in every process. */

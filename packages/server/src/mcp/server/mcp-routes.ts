@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { requestPerson } from '../../identity/channel-access';
 import {
   isInitializeRequest,
   isJSONRPCRequest,
@@ -151,7 +152,11 @@ export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
       if (refusal) return jsonRpcError(400, INVALID_REQUEST, refusal);
     }
     const logger: Logger = c.get('logger');
-    const caller = callerOf(c.req.header(MCP_SESSION_HEADER));
+    const person = requestPerson(c);
+    const caller = {
+      ...callerOf(c.req.header(MCP_SESSION_HEADER)),
+      ...(person ? { person, entityId: person.entityId } : {}),
+    };
     const shared: AgentMcpServerOptions = { ...options, tools: toolsNow(), running, logger };
     const server = createAgentMcpServer(shared, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
