@@ -11,6 +11,8 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/agents',
   '/api/server',
   '/api/webhooks',
+  // elizaOS's memory API (`@elizaos/api-client`'s `memory.*`): agents' memories and rooms.
+  '/api/memory',
   '/socket.io',
   // The agents, served as MCP tools over Streamable HTTP.
   '/mcp',

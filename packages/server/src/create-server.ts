@@ -94,6 +94,11 @@ import {
   type ConversationSettings,
 } from './memory/summary/conversation-window';
 import type { FactSettings } from './memory/people/fact-settings';
+import { createKnowledge, knowledgeRoutes, type KnowledgeSettings } from './knowledge';
+import { PeopleMemory } from './memory/people/people-memory';
+import { memoryFactStore } from './memory/people/memory-fact-store';
+import { memoryRoutes } from './http/routes/memory-routes';
+import { elizaMemoryRoutes } from './http/routes/eliza-memory-routes';
 import { createMemoryService, type MemoryService } from './memory';
 import { embeddingsFromEnv, type EmbeddingProvider } from './models/embeddings';
 
@@ -149,6 +154,8 @@ export interface ServerOptions {
   conversation?: Partial<ConversationSettings>;
   /** Facts about the speaker remembered after replies (see `DEFAULTS.facts`). */
   facts?: Partial<FactSettings>;
+  /** Knowledge's limits, recall budget and folder (see `DEFAULTS.knowledge`). */
+  knowledge?: Partial<KnowledgeSettings>;
   /** Replies that wait for a person's approval: how long a request waits, how often they are swept. */
   approvals?: Partial<Record<keyof typeof DEFAULTS.approvals, number>>;
   /**
@@ -386,6 +393,23 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.
   const attachments = new AttachmentStore(database.db, () => database.sync());
+  // What agents remember of the people they talk with (facts after replies, recalled in any channel), and the
+  // running summaries of long channels.
+  const people = new PeopleMemory({
+    settings: { ...DEFAULTS.facts, ...options.facts },
+    facts: memoryFactStore(memory.store, { embeddings: memory.embeddings, logger }),
+    model,
+    logger,
+  });
+  if (people.enabled) memory.addRecaller(people.recaller);
+  // Documents agents answer from: a character's `knowledge` and uploads, recalled for each message.
+  const knowledge = createKnowledge({
+    memory,
+    settings: { ...DEFAULTS.knowledge, ...options.knowledge },
+    logger,
+  });
+  memory.addRecaller(knowledge.recaller);
+  const summaries = new ChannelSummaryStore(database.db);
   // Receipts of stored replies, signed by the agents' TEE keys: built once the TEE service exists (below). The
   // closures handed to messaging and the webhooks read it later, so it is declared here and assigned once there.
   // eslint-disable-next-line prefer-const -- assigned after the closures that read it are made
@@ -417,9 +441,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     telemetry,
     attachments,
     recallers: memory.recallers,
+    afterReply: [(agent, message, reply) => people.afterReply(agent, message, reply)],
     conversation: new ConversationWindows({
       settings: { ...DEFAULTS.conversation, ...options.conversation },
-      summaries: new ChannelSummaryStore(database.db),
+      summaries,
       messages: store,
       model,
       logger,
@@ -457,6 +482,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       model,
       providerTimeoutMs: agentLoop.providerTimeoutMs,
       components,
+      memory,
     });
   // Each runtime, made at start or at run time, has its secrets redacted everywhere while it runs.
   const runtimeOf = (profile: AgentProfile) => withRedactedSecrets(profile, makeRuntime(profile));
@@ -537,6 +563,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     }),
   );
   app.route('/', agentRoutes(agentManager));
+  app.route(
+    '/',
+    knowledgeRoutes(knowledge.service, async (agentId) => void (await agentManager.details(agentId))),
+  );
   app.route('/', teeRoutes(tee));
   const channels = new ChannelService({
     database,
@@ -548,6 +578,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     onRemoved: (removal) => replyReceipts.recordRemoval(removal),
   });
   app.route('/', channelRoutes(channels, store, channelAccess));
+  const agentExists = (agentId: string) => agents.find(agentId) !== undefined;
+  app.route('/', memoryRoutes({ store: memory.store, agentExists, summaries }));
+  app.route(
+    '/',
+    elizaMemoryRoutes({ store: memory.store, messages: store, channels, summaries, agentExists }),
+  );
   app.route('/', receiptRoutes(replyReceipts));
   app.route(
     '/',
@@ -672,6 +708,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       // After the plugins: an MCP tool whose name a plugin's action has is namespaced.
       await mcpClients.start();
       await tee.register(profiles.summaries().map(({ id, name }) => ({ agentId: id, name })));
+      // The characters' knowledge, before the port opens: stored and embedded once (a restart finds it there).
+      for (const { id } of profiles.summaries()) {
+        const profile = profiles.find(id);
+        if (profile) await knowledge.loadCharacter(id, profile.character);
+      }
     },
     afterListen(url) {
       serverUrl = url;

@@ -1,3 +1,4 @@
+import type { AfterReply } from '../reply/loop/produce-model-reply';
 import type { ConversationWindows } from '../memory/summary/conversation-window';
 import type { Recaller } from '../memory/recall';
 import type { AttachmentStore } from '../attachments/attachment-store';
@@ -124,6 +125,8 @@ export interface MessagingServiceOptions {
   receiptIdOf?: (messageId: string) => string | undefined;
   /** Keeps prompts within their token budget with a running summary (default: the last messages, cut). */
   conversation?: ConversationWindows;
+  /** Called once each reply is stored, e.g. to extract facts about the speaker (default: none). */
+  afterReply?: readonly AfterReply[];
   /** What each reply recalls into its prompt (knowledge, facts about the speaker); see memory/recall.ts. */
   recallers?: readonly Recaller[];
 }

@@ -31,6 +31,7 @@ export function replyContextOf(
     beginStore: (replyId) => replies.beginStore(replyId),
     receiptIdOf: options.receiptIdOf,
     conversation: options.conversation,
+    afterReply: options.afterReply,
     recallers: options.recallers,
     pauses: options.approvals && {
       store: options.approvals.store,

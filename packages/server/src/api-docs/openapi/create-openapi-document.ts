@@ -24,6 +24,7 @@ import {
 } from './openai-operations';
 import { UI_CHAT_OPERATIONS } from './ui-chat-operations';
 import { A2A_OPERATIONS } from './a2a-operations';
+import { MEMORY_OPERATIONS } from './memory-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -176,6 +177,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...OPENAI_OPERATIONS,
     ...UI_CHAT_OPERATIONS,
     ...A2A_OPERATIONS,
+    ...MEMORY_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
@@ -236,6 +238,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         name: 'a2a',
         description: 'The agents over A2A: agent cards and JSON-RPC (tasks).',
       },
+      { name: 'memory', description: 'What agents remember, and elizaOS\'s memory API.' },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],

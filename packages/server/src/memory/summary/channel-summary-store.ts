@@ -75,6 +75,35 @@ export class ChannelSummaryStore {
   }
 
   /**
+   * Forgets an agent's summaries of the channels where `entityId` wrote (a person asked the agent to forget them):
+   * each is rebuilt from the stored messages at its channel's next reply. Answers how many were removed.
+   */
+  async forgetEntity(agentId: string, entityId: string): Promise<number> {
+    const result = await storageCall('channel summary', () =>
+      this.#db
+        .deleteFrom('channel_summaries')
+        .where('agent_id', '=', agentId)
+        .where((eb) =>
+          eb(
+            'channel_id',
+            'in',
+            eb.selectFrom('messages').select('channel_id').where('author_id', '=', entityId),
+          ),
+        )
+        .executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+
+  /** Forgets an agent's summary of one channel (or of every channel). Answers how many were removed. */
+  async forget(agentId: string, channelId?: string): Promise<number> {
+    let query = this.#db.deleteFrom('channel_summaries').where('agent_id', '=', agentId);
+    if (channelId !== undefined) query = query.where('channel_id', '=', channelId);
+    const result = await storageCall('channel summary', () => query.executeTakeFirst());
+    return Number(result.numDeletedRows);
+  }
+
+  /**
    * Stores a summary if the stored one still covers up to `previous` (undefined: there was none): of two
    * processes updating one summary at once, the first wins and the other's update is dropped (false).
    */

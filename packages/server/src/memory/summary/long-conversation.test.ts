@@ -62,7 +62,9 @@ describe('long conversations keep to the prompt budget with a running summary', 
       { model, rateLimit: false, conversation: { promptTokenBudget: BUDGET, summary } },
       await create(),
     );
-    cleanup.push(() => test[Symbol.asyncDispose]());
+    cleanup.push(async () => {
+      await test[Symbol.asyncDispose]();
+    });
     return { test, bodies };
   }
 

@@ -22,6 +22,9 @@ import { freshProgress, runAgentLoop, type LoopOutcome, type LoopProgress } from
 import { runEvaluators } from './run-evaluators';
 import { namedCalls } from './step-calls';
 
+/** Work after a stored reply to `message`, queued off the reply's path (see `ModelReplyContext.afterReply`). */
+export type AfterReply = (agent: AgentProfile, message: StoredMessage, reply: StoredMessage) => void;
+
 /** What producing a model reply needs. */
 export interface ModelReplyContext {
   store: MessageStore;
@@ -65,6 +68,11 @@ export interface ModelReplyContext {
   receiptIdOf?: (messageId: string) => string | undefined;
   /** Keeps the prompt within its token budget, older turns in a running summary (none: the last messages). */
   conversation?: ConversationWindows;
+  /**
+   * Called once a reply is stored (facts about the speaker are extracted): each queues its work off the reply's
+   * path and returns at once; none may throw.
+   */
+  afterReply?: readonly AfterReply[];
   /** What each reply recalls into its `# Context` (knowledge, facts about the speaker); none: nothing runs. */
   recallers?: readonly Recaller[];
 }
@@ -273,6 +281,7 @@ async function finishReply(
     ...withReceiptId(context, stored.id),
   });
   context.conversation?.refreshLater(agent, channelId, context.historyLimit, setup.systemPrompt);
+  for (const hook of context.afterReply ?? []) hook(agent, userMessage, stored);
   if (abilities && abilities.evaluators.length > 0) {
     void runEvaluators(abilities, message, toMemory(stored, agent.agentId), {
       timeoutMs: limits.evaluatorTimeoutMs,
