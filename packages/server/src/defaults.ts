@@ -151,6 +151,8 @@ export const DEFAULTS = {
     recallCount: 5,
     recallTokens: 1_200,
     minSimilarity: 0.2,
+    /** `KNOWLEDGE_PATH`: the folder a character's `{path}` and `{directory}` knowledge is read from (and only it). */
+    root: 'knowledge',
   },
   /** `APPROVAL_TIMEOUT_MS`, `approvals`: replies that wait for a person to approve an action call. */
   approvals: {

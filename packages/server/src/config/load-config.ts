@@ -212,5 +212,13 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
       summary: config.settings.CONVERSATION_SUMMARY,
     },
     facts: { extraction: config.settings.FACT_EXTRACTION },
+    knowledge: {
+      maxDocumentBytes: config.settings.KNOWLEDGE_MAX_DOCUMENT_BYTES,
+      maxDocumentsPerAgent: config.settings.KNOWLEDGE_MAX_DOCUMENTS,
+      maxFilesPerRequest: config.settings.KNOWLEDGE_MAX_FILES_PER_REQUEST,
+      maxFragmentsPerDocument: config.settings.KNOWLEDGE_MAX_FRAGMENTS_PER_DOCUMENT,
+      recallTokens: config.settings.KNOWLEDGE_RECALL_TOKENS,
+      root: config.settings.KNOWLEDGE_PATH,
+    },
   };
 }
