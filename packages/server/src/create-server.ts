@@ -342,6 +342,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     sync: () => database.sync(),
     recentCache: singleWriter ? 20 : 0,
     deadlineMs: database.deadlineMs,
+    onActivityError: (error) => logger.warn({ err: error }, 'channel activity not written'),
   });
   const io = createSocketServer({
     logger,
@@ -576,6 +577,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     isAgent: (agentId) => profiles.find(agentId) !== undefined,
     logger,
     onRemoved: (removal) => replyReceipts.recordRemoval(removal),
+    settleActivity: () => store.settleActivity(),
   });
   app.route('/', channelRoutes(channels, store, channelAccess));
   const agentExists = (agentId: string) => agents.find(agentId) !== undefined;

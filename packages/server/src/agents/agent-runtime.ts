@@ -27,6 +27,14 @@ import { AgentAbilities } from './agent-abilities';
 import { AgentEvents } from './agent-events';
 import { composeState } from './compose-state';
 import { useModel } from './use-model';
+import type { MemoryService } from '../memory/memory-service';
+import type { CachedEmbeddingQuery } from '../memory/memory-store';
+import {
+  RuntimeMemory,
+  type ElizaMemory,
+  type GetMemoriesParams,
+  type SearchMemoriesParams,
+} from './runtime-memory';
 import type { AgentProfile } from './agent-profile';
 import { AgentServiceRegistry } from './agent-services';
 import { copyCharacter } from './copy-character';
@@ -59,6 +67,8 @@ export interface AgentRuntimeContext {
   providerTimeoutMs?: number;
   /** Where `getComponent`, `createComponent`… keep this agent's components (none: they reject, UNAVAILABLE). */
   components?: AgentComponentStore;
+  /** Where `createMemory`, `searchMemories`… keep this agent's memories, and `TEXT_EMBEDDING`'s embedder. */
+  memory?: MemoryService;
 }
 
 function isSet(value: unknown): boolean {
@@ -82,6 +92,8 @@ export class ParleyAgentRuntime implements AgentRuntime {
   readonly #events = new AgentEvents();
   /** The actions, providers and evaluators of the plugins this agent loads, each with its plugin's runtime. */
   readonly abilities = new AgentAbilities();
+  /** elizaOS's memory methods, scoped to this agent. */
+  readonly #memory: RuntimeMemory;
 
   constructor(profile: AgentProfile, context: AgentRuntimeContext) {
     this.#profile = profile;
@@ -90,6 +102,7 @@ export class ParleyAgentRuntime implements AgentRuntime {
     this.ifBusy = profile.ifBusy;
     this.logger = context.logger;
     this.#context = context;
+    this.#memory = new RuntimeMemory(profile.agentId, context.memory, context.logger);
     const unused = acceptedUnusedKeys(profile.character);
     if (unused.length > 0) {
       // One line per agent (the logger names it): its elizaOS keys were accepted, and nothing here reads them.
@@ -200,7 +213,59 @@ export class ParleyAgentRuntime implements AgentRuntime {
   }
 
   useModel(modelType: string, params: ModelParams): Promise<unknown> {
+    // elizaOS's TEXT_EMBEDDING: a number[] for `{ text }` or a text; `null` gives a vector of the right length.
+    if (String(modelType) === 'TEXT_EMBEDDING') return this.#memory.embed(params);
     return useModel(this.#context.model, this.character.name, modelType, params);
+  }
+
+  createMemory(memory: ElizaMemory, tableName: string, unique?: boolean): Promise<string> {
+    return this.#memory.createMemory(memory, tableName, unique);
+  }
+
+  getMemories(params: GetMemoriesParams): Promise<ElizaMemory[]> {
+    return this.#memory.getMemories(params);
+  }
+
+  getMemoryById(id: string): Promise<ElizaMemory | null> {
+    return this.#memory.getMemoryById(id);
+  }
+
+  getMemoriesByIds(ids: string[], tableName?: string): Promise<ElizaMemory[]> {
+    return this.#memory.getMemoriesByIds(ids, tableName);
+  }
+
+  searchMemories(params: SearchMemoriesParams): Promise<ElizaMemory[]> {
+    return this.#memory.searchMemories(params);
+  }
+
+  updateMemory(memory: Partial<ElizaMemory> & { id: string }): Promise<boolean> {
+    return this.#memory.updateMemory(memory);
+  }
+
+  deleteMemory(id: string): Promise<void> {
+    return this.#memory.deleteMemory(id);
+  }
+
+  deleteAllMemories(roomId: string, tableName: string): Promise<void> {
+    return this.#memory.deleteAllMemories(roomId, tableName);
+  }
+
+  countMemories(roomId: string, unique?: boolean, tableName?: string): Promise<number> {
+    return this.#memory.countMemories(roomId, unique, tableName);
+  }
+
+  addEmbeddingToMemory(memory: ElizaMemory): Promise<ElizaMemory> {
+    return this.#memory.addEmbeddingToMemory(memory);
+  }
+
+  queueEmbeddingGeneration(memory: ElizaMemory): Promise<void> {
+    return this.#memory.queueEmbeddingGeneration(memory);
+  }
+
+  getCachedEmbeddings(
+    query: CachedEmbeddingQuery,
+  ): Promise<{ embedding: number[]; levenshtein_score: number }[]> {
+    return this.#memory.getCachedEmbeddings(query);
   }
 
   async getComponent(

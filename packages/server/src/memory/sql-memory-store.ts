@@ -84,16 +84,22 @@ const toRecord = (row: Row): MemoryRecord => ({
 const vectorLiteral = (vector: readonly number[]) =>
   `{${vector.map((value) => Math.fround(value)).join(',')}}`;
 
-/** The OR of a text's distinctive words, as a `to_tsquery` of the `simple` configuration; '' when none. */
+/** A query text as the full-text search takes it: bounded; '' when it has no word at all. */
 export function tsQueryOf(text: string): string {
-  const words = [...new Set(wordsOf(text))].filter(
-    (word) => (word.length > 2 || /\d/.test(word)) && !STOP_WORDS.has(word),
-  );
-  return words
-    .slice(0, MAX_QUERY_WORDS)
-    .map((word) => `'${word}'`)
-    .join(' | ');
+  return wordsOf(text).length === 0 ? '' : text.slice(0, 2_000);
 }
+
+const STOP_LIST = [...STOP_WORDS];
+
+/**
+ * The OR of a text's distinctive words, as PostgreSQL's parser splits them (the same as `text_search`'s, so
+ * "ZX-4471" matches itself): words of three letters or more, or with a digit, without the stop words.
+ */
+const tsQuery = (text: string) => sql`to_tsquery('simple', coalesce((
+  SELECT string_agg(quote_literal(word), ' | ') FROM (
+    SELECT word FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS word
+    WHERE NOT (word = ANY(${STOP_LIST}::text[])) AND (length(word) > 2 OR word ~ '[0-9]')
+    LIMIT ${MAX_QUERY_WORDS}) AS words), ''))`;
 
 /**
  * The memory store on the one database (PGlite or PostgreSQL), see {@link MemoryStore}. Search is exact cosine
@@ -302,10 +308,12 @@ export class SqlMemoryStore implements MemoryStore {
         entry.score += 1 / (RRF_K + rank + 1);
         fused.set(row.id, entry);
       });
-    add(byVector);
+    // Words first: at equal scores, a memory that has the query's words (a name, a code) comes before one that
+    // only has a near vector; the sort is stable.
     add(byWords);
+    add(byVector);
     return [...fused.values()]
-      .sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : 1))
+      .sort((a, b) => b.score - a.score)
       .slice(0, count)
       .map(({ row }) => toRecord(row));
   }
@@ -352,10 +360,10 @@ export class SqlMemoryStore implements MemoryStore {
       ? sql`CASE WHEN m.dimensions = ${embedding.length} THEN ${this.similarity(embedding)} ELSE 0 END`
       : sql`0`;
     const { rows } = await sql<Row>`
-      SELECT ${this.columns(true)}, ${similarity} AS similarity,
-        ts_rank(m.text_search, to_tsquery('simple', ${query})) AS rank
-      FROM memories m
-      WHERE ${where} AND m.text_search @@ to_tsquery('simple', ${query})
+      WITH q AS (SELECT ${tsQuery(query)} AS query)
+      SELECT ${this.columns(true)}, ${similarity} AS similarity, ts_rank(m.text_search, q.query) AS rank
+      FROM memories m, q
+      WHERE ${where} AND m.text_search @@ q.query
       ORDER BY rank DESC, m.id LIMIT ${limit}`.execute(this.db);
     return rows;
   }

@@ -1,3 +1,4 @@
+import { HASH_EMBEDDING_DIMENSIONS, hashEmbedding } from '../embeddings/hash-embeddings';
 import {
   type IncomingHttpHeaders,
   type IncomingMessage,
@@ -42,6 +43,10 @@ export interface FakeOpenAIServerOptions {
   onRequest?: (request: { headers: IncomingHttpHeaders; body: unknown }) => void;
   /** Called when a chat request ends: `completed` when the whole answer was sent, `aborted` when the client hung up first. */
   onRequestEnd?: (outcome: 'completed' | 'aborted') => void;
+  /** Length of the vectors `/v1/embeddings` answers (the offline embedder's hashing, deterministic). Default 384. */
+  embeddingDimensions?: number;
+  /** How many `/v1/embeddings` requests answer `429` (with `Retry-After: 0`) before the first success. Default 0. */
+  embeddingFailures?: number;
 }
 
 /** A running fake server. */
@@ -50,6 +55,9 @@ export interface FakeOpenAIServer {
   readonly url: string;
   /** Chat requests received so far. */
   readonly requests: number;
+  /** `/v1/embeddings` requests received so far, and the texts they carried. */
+  readonly embeddingRequests: number;
+  readonly embeddedTexts: number;
   /** Stops the server, cutting open connections. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -99,6 +107,39 @@ export async function startFakeOpenAIServer(
       : undefined;
   const fixedStream = fixed && Buffer.from(fixed.events.join(''));
   let requests = 0;
+  let embeddingRequests = 0;
+  let embeddedTexts = 0;
+  let embeddingFailures = options.embeddingFailures ?? 0;
+
+  /** `POST /v1/embeddings`: one vector per input, as OpenAI answers (`data[].embedding`, `index`). */
+  async function embeddings(request: IncomingMessage, response: ServerResponse) {
+    embeddingRequests++;
+    const body = (await readJson(request)) as { input?: unknown; model?: unknown };
+    if (embeddingFailures > 0) {
+      embeddingFailures--;
+      response.writeHead(429, { ...JSON_HEADERS, 'retry-after': '0' }).end(FAILURE_BODY);
+      return;
+    }
+    const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(inputs) || !inputs.every((input) => typeof input === 'string')) {
+      response.writeHead(400, JSON_HEADERS).end(NOT_FOUND_BODY);
+      return;
+    }
+    embeddedTexts += inputs.length;
+    const dimensions = options.embeddingDimensions ?? HASH_EMBEDDING_DIMENSIONS;
+    response.writeHead(200, JSON_HEADERS).end(
+      JSON.stringify({
+        object: 'list',
+        model: body.model,
+        data: inputs.map((input, index) => ({
+          object: 'embedding',
+          index,
+          embedding: hashEmbedding(input, dimensions),
+        })),
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      }),
+    );
+  }
 
   /** The event-stream pieces for a streaming request. */
   function eventsFor(body: Record<string, unknown>): readonly string[] {
@@ -157,6 +198,10 @@ export async function startFakeOpenAIServer(
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
+    if (request.method === 'POST' && request.url?.endsWith('/embeddings')) {
+      await embeddings(request, response);
+      return;
+    }
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
       response.writeHead(404, JSON_HEADERS).end(NOT_FOUND_BODY);
       return;
@@ -200,6 +245,12 @@ export async function startFakeOpenAIServer(
     url: `http://127.0.0.1:${port}/v1`,
     get requests() {
       return requests;
+    },
+    get embeddingRequests() {
+      return embeddingRequests;
+    },
+    get embeddedTexts() {
+      return embeddedTexts;
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -65,13 +65,11 @@ describe('plugins on the runtime', () => {
     const plugin = {
       name: 'needs-memory',
       async init(_config: Record<string, string>, runtime: AgentRuntime) {
-        await (runtime as unknown as { getMemories(query: object): Promise<unknown> }).getMemories(
-          {},
-        );
+        await (runtime as unknown as { getTasks(query: object): Promise<unknown> }).getTasks({});
       },
     } as Plugin;
     await expect(createPluginTestApp({ plugins: [plugin] })).rejects.toThrow(
-      /plugin "needs-memory" failed to start for agent Ada \(plugin "needs-memory" uses runtime\.getMemories, which Parley does not offer/,
+      /plugin "needs-memory" failed to start for agent Ada \(plugin "needs-memory" uses runtime\.getTasks, which Parley does not offer/,
     );
   });
 
@@ -84,8 +82,8 @@ describe('plugins on the runtime', () => {
           path: '/think',
           handler: async (_req, res, runtime) => {
             const found = await (
-              runtime as unknown as { searchMemories(query: object): Promise<unknown> }
-            ).searchMemories({});
+              runtime as unknown as { getCache(key: string): Promise<unknown> }
+            ).getCache('k');
             res.json({ found });
           },
         },
@@ -96,7 +94,7 @@ describe('plugins on the runtime', () => {
     expect(response.status).toBe(500);
     const line = await waitForLine((entry) => entry.msg === 'plugin route failed');
     expect(JSON.stringify(line.err)).toContain(
-      'plugin \\"needs-model\\" uses runtime.searchMemories',
+      'plugin \\"needs-model\\" uses runtime.getCache',
     );
   });
 

@@ -1,5 +1,5 @@
 /**
- * Members of elizaOS's `IAgentRuntime` that Parley does not offer: model registration, its memory and entity database (components excepted), rooms and worlds, tasks and the cache. A plugin that touches
+ * Members of elizaOS's `IAgentRuntime` that Parley does not offer: model registration, its entity database (components and memories excepted), rooms and worlds, tasks and the cache. A plugin that touches
  * one gets {@link UnofferedRuntimeMemberError} instead of `x is not a function`.
  */
 export const UNOFFERED_RUNTIME_MEMBERS: ReadonlySet<string> = new Set([
@@ -9,19 +9,7 @@ export const UNOFFERED_RUNTIME_MEMBERS: ReadonlySet<string> = new Set([
   'processActions',
   'processAction',
   'evaluate',
-  'getMemories',
-  'getMemoryById',
-  'getMemoriesByIds',
   'getMemoriesByRoomIds',
-  'createMemory',
-  'updateMemory',
-  'deleteMemory',
-  'deleteAllMemories',
-  'countMemories',
-  'searchMemories',
-  'addEmbeddingToMemory',
-  'queueEmbeddingGeneration',
-  'getCachedEmbeddings',
   'getRoom',
   'getRooms',
   'createRoom',
@@ -61,7 +49,7 @@ export const UNOFFERED_RUNTIME_MEMBERS: ReadonlySet<string> = new Set([
 
 /** The runtime members Parley offers, for error messages. */
 export const OFFERED_RUNTIME_MEMBERS =
-  'agentId, character, getSetting, setSetting, logger, sendMessage, scheduleMessage, sendControl, getService, hasService, registerService, emitEvent, registerEvent, actions, providers, evaluators, registerAction, registerProvider, registerEvaluator, composeState, useModel, getComponent, getComponents, createComponent, updateComponent, deleteComponent';
+  'agentId, character, getSetting, setSetting, logger, sendMessage, scheduleMessage, sendControl, getService, hasService, registerService, emitEvent, registerEvent, actions, providers, evaluators, registerAction, registerProvider, registerEvaluator, composeState, useModel, getComponent, getComponents, createComponent, updateComponent, deleteComponent, createMemory, getMemories, getMemoryById, getMemoriesByIds, searchMemories, updateMemory, deleteMemory, deleteAllMemories, countMemories, addEmbeddingToMemory, queueEmbeddingGeneration, getCachedEmbeddings';
 
 /** A plugin used a runtime member Parley does not offer. The message names the member and the plugin. */
 export class UnofferedRuntimeMemberError extends Error {
