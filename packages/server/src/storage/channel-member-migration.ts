@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type ColumnType, type Kysely, sql } from 'kysely';
 
 /**
  * Who may see a channel (migration 0025): one row per person and channel, `owner` (who created it) or `member`
@@ -42,6 +42,6 @@ export interface ChannelMemberTables {
     channel_id: string;
     entity_id: string;
     role: 'owner' | 'member';
-    added_at: import('kysely').ColumnType<Date, Date | string | undefined, never>;
+    added_at: ColumnType<Date, Date | string | undefined, never>;
   };
 }
