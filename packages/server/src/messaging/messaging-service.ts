@@ -150,6 +150,36 @@ export class MessagingService {
   }
 
   /**
+   * Asks the channel's agent to answer a stored user message again (Regenerate). The new answer is a reply like
+   * any other, stored with `in_reply_to` the same message: the earlier answers stay, and clients show the
+   * answers to one message as its alternatives, the newest first. The model does not see the answers it
+   * replaces. Admitted like a new message (RATE_LIMITED, UNAVAILABLE); NOT_FOUND for a message that is not a
+   * user's message of that channel.
+   */
+  async regenerate(channelId: string, messageId: string): Promise<Conversation> {
+    const ticket = this.#admission.admit(channelId);
+    try {
+      const message = await this.#options.store.get(messageId);
+      if (
+        !message ||
+        message.channel_id !== channelId ||
+        this.#options.agents.find(message.author_id) !== undefined
+      ) {
+        throw new ParleyError(
+          'NOT_FOUND',
+          `No message ${messageId} to answer again in this channel`,
+        );
+      }
+      const agent = await this.resolveAgent(channelId);
+      const reply = this.#startReply(agent, message, ticket, reservedUuid());
+      return { message, agent, reply, replayed: false };
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+  }
+
+  /**
    * Stores and broadcasts a message posted through `POST /api/messaging/submit`. No agent is asked to reply.
    * With an idempotency key, the same request again answers the message already stored; another is a CONFLICT.
    */

@@ -317,6 +317,33 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
   },
   {
     method: 'post',
+    path: '/api/messaging/channels/:channelId/messages/:messageId/regenerate',
+    operationId: 'regenerateReply',
+    summary: "Answer a user's message again (Regenerate)",
+    description:
+      "No body. The channel's agent answers the stored user message again: a new reply, streamed to the " +
+      "channel's room like any other (socket `messageStreamChunk`, `messageBroadcast`), stored with " +
+      '`in_reply_to` the message. Earlier answers stay in the history; clients show the answers to one ' +
+      'message as its alternatives, the newest chosen, and the model no longer sees the answers it replaces.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: { channelId: uuidSchema, messageId: uuidSchema },
+    responses: {
+      202: {
+        description: 'The new answer is being produced; follow it on the socket or its events.',
+        json: apiSuccessSchema(
+          z.object({
+            messageId: uuidSchema,
+            replyId: uuidSchema,
+            status: z.literal('answering'),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
+  },
+  {
+    method: 'post',
     path: '/api/messaging/replies/:replyId/cancel',
     operationId: 'cancelReply',
     summary: 'Stop a running reply',

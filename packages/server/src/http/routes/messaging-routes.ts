@@ -36,7 +36,6 @@ export interface MessagingRoutesOptions {
   access: ChannelAccess;
 }
 
-
 /**
  * `POST /api/messaging/submit`, channel messages in the three delivery modes, history, and resuming a
  * reply's event stream. Only translation between HTTP and the messaging service happens here: every mode
@@ -130,6 +129,18 @@ export function messagingRoutes(
     return c.json({ success: true, userMessage, replyId: reply.replyId }, 202);
   });
 
+  // Regenerate: the channel's agent answers a stored user message again; 202 with the new reply's id (it streams
+  // to the room like any reply, and is stored with `in_reply_to` the message). No body is read.
+  routes.post('/api/messaging/channels/:channelId/messages/:messageId/regenerate', async (c) => {
+    const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
+    const messageId = parseOrThrow(uuidSchema, c.req.param('messageId'), 'messageId');
+    const { message, reply } = await messaging.regenerate(channelId, messageId);
+    return c.json(
+      success({ messageId: message.id, replyId: reply.replyId, status: 'answering' as const }),
+      202,
+    );
+  });
+
   // Stops a running reply, whichever process of the cluster holds it: 202 once it is cancelled (its streams end
   // with CANCELLED), 404 for an unknown reply, 409 for one that already ended or is being stored. No body is
   // read.
@@ -137,7 +148,8 @@ export function messagingRoutes(
     const replyId = parseOrThrow(uuidSchema, c.req.param('replyId'), 'replyId');
     const who = askerOf(c);
     if (ChannelAccess.isAdmin(who)) await messaging.cancelReply(replyId);
-    else await messaging.cancelReply(replyId, await channelOfReply(messaging, access, who, replyId));
+    else
+      await messaging.cancelReply(replyId, await channelOfReply(messaging, access, who, replyId));
     return c.json(success({ replyId, status: 'cancelled' as const }), 202);
   });
 

@@ -44,8 +44,11 @@ export async function prepareLoop(
   const { store, logger, historyLimit, signal } = context;
   const agentName = agent.character.name;
   const recent = await store.recent(userMessage.channel_id, historyLimit);
-  // The message being answered goes last, even when later messages arrived meanwhile.
-  let read = recent.filter((message) => message.id !== userMessage.id);
+  // The message being answered goes last, even when later messages arrived meanwhile; answered again
+  // (Regenerate), the answers it replaces are not shown to the model.
+  let read = recent.filter(
+    (message) => message.id !== userMessage.id && message.in_reply_to !== userMessage.id,
+  );
   read.push(userMessage);
   // Within the prompt's token budget: the newest turns, and a running summary of those before them.
   const systemPrompt = buildSystemPrompt(agent.character);
