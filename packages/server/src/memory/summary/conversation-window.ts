@@ -4,6 +4,7 @@ import type { AgentProfile } from '../../agents/agent-profile';
 import type { ModelProvider } from '../../models/model-provider';
 import type { MessageStore } from '../../storage/message-store';
 import type { ChannelSummaryStore } from './channel-summary-store';
+import { BoundedWork } from '../people/bounded-work';
 import { fitWindow } from './history-window';
 import {
   extractiveSummarizer,
@@ -60,8 +61,7 @@ export class ConversationWindows {
   readonly #logger: Logger;
   readonly #summarize: Summarizer;
   readonly #running = new Map<string, Promise<string | undefined>>();
-  readonly #queued = new Map<string, () => Promise<unknown>>();
-  #active = 0;
+  readonly #later: BoundedWork;
 
   constructor(options: {
     settings: ConversationSettings;
@@ -74,6 +74,12 @@ export class ConversationWindows {
     this.#summaries = options.summaries;
     this.#messages = options.messages;
     this.#logger = options.logger;
+    this.#later = new BoundedWork({
+      maxConcurrent: options.settings.maxConcurrent,
+      maxQueued: options.settings.maxQueued,
+      logger: options.logger,
+      what: 'a channel summary update',
+    });
     const { summary } = options.settings;
     const useModel = summary === 'model' || (summary === 'auto' && options.model.name !== 'eliza');
     const model = useModel ? modelSummarizer(options.model) : undefined;
@@ -155,10 +161,7 @@ export class ConversationWindows {
     systemPrompt: string,
   ): void {
     if (this.#settings.summary === 'off') return;
-    const key = `${channelId}:${agent.agentId}`;
-    if (this.#queued.has(key)) return;
-    if (this.#queued.size >= this.#settings.maxQueued) return;
-    this.#queued.set(key, async () => {
+    this.#later.add(`${channelId}:${agent.agentId}`, async () => {
       const bounds = this.#bounds(agent, estimateTokens(systemPrompt));
       const recent = await this.#messages.recent(channelId, historyLimit);
       const low = fitWindow(recent, Math.floor(bounds.history * LOW_WATER)).slice(
@@ -168,23 +171,6 @@ export class ConversationWindows {
       if (complete || low.length === 0) return;
       await this.#catchUp(agent, channelId, low[0]!.id, bounds.summaryTokens, Infinity);
     });
-    this.#drain();
-  }
-
-  #drain(): void {
-    while (this.#active < this.#settings.maxConcurrent && this.#queued.size > 0) {
-      const [key, run] = this.#queued.entries().next().value!;
-      this.#queued.delete(key);
-      this.#active += 1;
-      void run()
-        .catch((error: unknown) => {
-          this.#logger.warn({ err: error }, 'a channel summary was not brought forward');
-        })
-        .finally(() => {
-          this.#active -= 1;
-          this.#drain();
-        });
-    }
   }
 
   /**
