@@ -25,6 +25,8 @@ export interface ChannelServiceOptions {
   /** Whether an agent with this id is served. */
   isAgent: (agentId: string) => boolean;
   logger: Logger;
+  /** Writes the channel activity held back from the write path before a read shows it (the message store's). */
+  settleActivity?: () => Promise<void>;
   /**
    * Told after messages were removed (a channel deleted, its history cleared, a message deleted), so the chains
    * of receipts get their tombstones. Must not reject.
@@ -66,7 +68,7 @@ export class ChannelService {
   constructor(options: ChannelServiceOptions) {
     this.#options = options;
     const sync = () => options.database.sync();
-    this.channels = new ChannelStore(options.database.db, sync);
+    this.channels = new ChannelStore(options.database.db, sync, options.settleActivity);
     this.participants = new ParticipantStore(options.database.db, sync);
   }
 

@@ -83,9 +83,14 @@ export function toChannel(row: ChannelRow): Channel {
 
 /** Channel rows: create, read, page, change, delete; and their messages deleted in bounded batches. */
 export class ChannelStore {
+  /**
+   * @param settleActivity writes the channel activity this process holds back from the write path (see
+   *   `storage/channel-activity.ts`), before a read that shows or orders by it.
+   */
   constructor(
     readonly db: Kysely<DatabaseSchema>,
     private readonly sync: () => Promise<void>,
+    private readonly settleActivity: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Creates a channel with its first participants; CONFLICT when the id is taken. */
@@ -137,6 +142,7 @@ export class ChannelStore {
 
   /** A channel, if it exists. */
   async get(channelId: string, trx?: Transaction<DatabaseSchema>): Promise<Channel | undefined> {
+    if (!trx) await this.settleActivity();
     const row = await storageCall('channel', () =>
       (trx ?? this.db)
         .selectFrom('channels')
@@ -156,6 +162,7 @@ export class ChannelStore {
 
   /** A page of channels, newest activity (last message, else creation) first, and the next page's cursor. */
   async page(query: ChannelPageQuery): Promise<{ channels: Channel[]; nextCursor: string | null }> {
+    await this.settleActivity();
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const activity = sql<string>`coalesce(last_message_at, created_at)`;
     let select = this.db

@@ -1,20 +1,25 @@
 import { type Kysely, type QueryCreator, sql } from 'kysely';
+import type { ChannelActivityRow } from './channel-activity';
 import type { NewMessage } from './message-store';
 import type { DatabaseSchema } from './schema';
 
 /**
  * What a batch of messages writes to `channels`, as common table expressions of the statement that inserts the
  * messages (one round trip): the channels new to this process upserted (created on first use, keeping an
- * existing agent) with their activity, and the known ones' `last_message_at` moved forward, one row per channel
- * of the batch, none per message.
+ * existing agent) with their activity, and the known ones' `last_message_at` moved forward where `due` says
+ * so (at most once per channel a second, see `ChannelActivity`), one row per channel, none per message.
  *
  * @param created the first message of each channel this process does not know to exist.
  * @param messages every message of the batch.
+ * @param due of the known channels (each with its newest time in the batch), those whose activity to write now.
  */
 export function withChannelWrites(
   db: Kysely<DatabaseSchema>,
   created: readonly NewMessage[],
   messages: readonly NewMessage[],
+  due: (latest: ReadonlyMap<string, Date>) => readonly ChannelActivityRow[] = (latest) => [
+    ...latest,
+  ],
 ): QueryCreator<DatabaseSchema> {
   // Each channel's newest message of the batch: its `last_message_at`.
   const latest = new Map<string, Date>();
@@ -23,7 +28,7 @@ export function withChannelWrites(
     if (!seen || seen < message.createdAt) latest.set(message.channelId, message.createdAt);
   }
   const createdIds = new Set(created.map((message) => message.channelId));
-  const known = [...latest].filter(([channelId]) => !createdIds.has(channelId));
+  const known = due(new Map([...latest].filter(([channelId]) => !createdIds.has(channelId))));
   let statement: QueryCreator<DatabaseSchema> = db;
   if (created.length > 0) {
     statement = statement.with('created_channels', (query) =>
@@ -48,18 +53,23 @@ export function withChannelWrites(
     ) as unknown as QueryCreator<DatabaseSchema>;
   }
   if (known.length > 0) {
-    const values = sql.join(
-      known.map(([id, at]) => sql`(${id}::uuid, ${at}::timestamptz)`),
-      sql`, `,
-    );
     statement = statement.with(
       'active_channels',
       // Raw SQL in a CTE is not parenthesised by Kysely: the parentheses are part of it.
-      () => sql`(update channels set last_message_at = latest.at
-                from (values ${values}) as latest(id, at)
-                where channels.id = latest.id
-                  and (channels.last_message_at is null or channels.last_message_at < latest.at))`,
+      () => sql`(${activityUpdate(known)})`,
     ) as unknown as QueryCreator<DatabaseSchema>;
   }
   return statement;
+}
+
+/** Moves each channel's `last_message_at` forward to its time (never back), one statement for all. */
+export function activityUpdate(rows: readonly ChannelActivityRow[]) {
+  const values = sql.join(
+    rows.map(([id, at]) => sql`(${id}::uuid, ${at}::timestamptz)`),
+    sql`, `,
+  );
+  return sql`update channels set last_message_at = latest.at
+              from (values ${values}) as latest(id, at)
+              where channels.id = latest.id
+                and (channels.last_message_at is null or channels.last_message_at < latest.at)`;
 }

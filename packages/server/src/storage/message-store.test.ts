@@ -89,6 +89,39 @@ describe.each(kinds)('message store on $name', ({ create, skip, name }) => {
     expect(listed[199]!.content).toBe('m100');
   });
 
+  it.skipIf(skip)(
+    "writes a busy channel's activity once, then holds newer times until settled, never moving it back",
+    async () => {
+      const channelId = randomUUID();
+      const lastMessageAt = async () =>
+        (
+          await database!.db
+            .selectFrom('channels')
+            .select('last_message_at')
+            .where('id', '=', channelId)
+            .executeTakeFirstOrThrow()
+        ).last_message_at;
+      const first = new Date('2026-01-01T00:00:00.000Z');
+      await store.insert(newMessage(channelId, 'first', { createdAt: first }));
+      expect(new Date((await lastMessageAt())!).toISOString()).toBe(first.toISOString());
+      // Within the interval: the messages are stored, the channel's activity is held back from their batch.
+      const second = new Date('2026-01-01T00:00:01.000Z');
+      const third = new Date('2026-01-01T00:00:02.000Z');
+      await Promise.all([
+        store.insert(newMessage(channelId, 'third', { createdAt: third })),
+        store.insert(newMessage(channelId, 'second', { createdAt: second })),
+      ]);
+      expect(await store.list(channelId, { limit: 10 })).toHaveLength(3);
+      expect(new Date((await lastMessageAt())!).toISOString()).toBe(first.toISOString());
+      await store.settleActivity();
+      expect(new Date((await lastMessageAt())!).toISOString()).toBe(third.toISOString());
+      // An older time later never moves it back.
+      await store.insert(newMessage(channelId, 'late', { createdAt: second }));
+      await store.flushed();
+      expect(new Date((await lastMessageAt())!).toISOString()).toBe(third.toISOString());
+    },
+  );
+
   it.skipIf(skip)('pages with before', async () => {
     const channelId = randomUUID();
     const base = Date.parse('2026-01-01T00:00:00Z');

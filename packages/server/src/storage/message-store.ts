@@ -3,7 +3,8 @@ import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { type StoredTraceContext, storableTraceContext } from '../tracing/trace-context';
 import { BatchWriter } from './batch-writer';
-import { withChannelWrites } from './channel-writes';
+import { ChannelActivity } from './channel-activity';
+import { activityUpdate, withChannelWrites } from './channel-writes';
 import { RecentMessagesCache } from './recent-messages-cache';
 import type { DatabaseSchema } from './schema';
 import {
@@ -123,6 +124,8 @@ export class MessageStore {
   readonly #channels = new LRUCache<string, ChannelRecord>({ max: CHANNEL_CACHE_LIMIT });
 
   readonly #recent: RecentMessagesCache | undefined;
+  /** `channels.last_message_at`, written at most once per channel a second (not with every batch). */
+  readonly #activity: ChannelActivity;
 
   /**
    * @param db the database.
@@ -135,9 +138,23 @@ export class MessageStore {
    */
   constructor(
     db: Kysely<DatabaseSchema>,
-    options: { sync?: () => Promise<void>; recentCache?: number; deadlineMs?: number } = {},
+    options: {
+      sync?: () => Promise<void>;
+      recentCache?: number;
+      deadlineMs?: number;
+      /** Told when a held channel activity could not be written (the messages themselves are stored). */
+      onActivityError?: (error: unknown) => void;
+    } = {},
   ) {
     this.#db = db;
+    this.#activity = new ChannelActivity({
+      write: async (rows) => {
+        await activityUpdate(rows).execute(db);
+        await this.#sync();
+      },
+      onError: options.onActivityError ?? (() => {}),
+      maxChannels: KNOWN_CHANNELS_LIMIT,
+    });
     this.#sync = options.sync ?? (() => Promise.resolve());
     this.#recent = options.recentCache ? new RecentMessagesCache(options.recentCache) : undefined;
     this.#writer = new BatchWriter((batch) => this.#writeBatch(batch), 500, this.#sync, {
@@ -212,6 +229,7 @@ export class MessageStore {
    */
   forgetChannel(channelId: string): void {
     this.#knownChannels.delete(channelId);
+    this.#activity.forget(channelId);
     this.#channels.delete(channelId);
     this.#recent?.forget(channelId);
   }
@@ -294,9 +312,15 @@ export class MessageStore {
     return row && fromRow(row);
   }
 
-  /** Resolves when every accepted insert is durable. */
-  flushed(): Promise<void> {
-    return this.#writer.idle();
+  /** Resolves when every accepted insert is durable, and every channel's activity written. */
+  async flushed(): Promise<void> {
+    await this.#writer.idle();
+    await this.#activity.settle();
+  }
+
+  /** Writes the channel activity held back from the write path, for a reader that orders by it. */
+  settleActivity(): Promise<void> {
+    return this.#activity.settle();
   }
 
   async #writeBatch(batch: StoredRow[]): Promise<void> {
@@ -317,8 +341,12 @@ export class MessageStore {
       this.#db,
       [...newChannels.values()],
       batch.map(({ message }) => message),
+      (latest) => this.#activity.due(latest),
     );
     await statement.insertInto('messages').values(messages).execute();
-    for (const channelId of newChannels.keys()) this.#knownChannels.set(channelId, true);
+    for (const channelId of newChannels.keys()) {
+      this.#knownChannels.set(channelId, true);
+      this.#activity.written(channelId);
+    }
   }
 }
