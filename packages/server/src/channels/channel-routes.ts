@@ -44,12 +44,21 @@ export function channelRoutes(
     }
     const created = await channels.create(body);
     await access.recordOwner(who, created.id);
+    // The people its creator put in it may see it.
+    for (const id of new Set([
+      ...(body.participants ?? []),
+      ...(body.participantCentralUserIds ?? []),
+    ])) {
+      await access.addMember(created.id, id);
+    }
     return c.json(success(created), 201);
   });
 
   routes.get('/api/messaging/channels', async (c) => {
     const query = parseOrThrow(listChannelsQuerySchema, c.req.query(), 'query');
-    return c.json(success(await channels.list({ ...query, memberId: access.listScope(askerOf(c)) })));
+    return c.json(
+      success(await channels.list({ ...query, memberId: access.listScope(askerOf(c)) })),
+    );
   });
 
   routes.get('/api/messaging/dm-channel', async (c) => {
@@ -64,11 +73,7 @@ export function channelRoutes(
       query.targetUserId,
       query.dmServerId,
     );
-    if (who !== undefined && who.kind !== 'admin') {
-      if (!(await access.claim(channel.id, who.entityId, { created: true }))) {
-        await access.assertRead(who, channel.id);
-      }
-    }
+    await access.assertDm(who, channel.id, query.targetUserId);
     return c.json(success(channel));
   });
 
@@ -92,7 +97,9 @@ export function channelRoutes(
     if (body.participantCentralUserIds !== undefined || body.agentId !== undefined) {
       await access.assertOwner(who, channelId);
     } else await access.assertMember(who, channelId);
-    return c.json(success(await channels.update(channelId, body)));
+    const updated = await channels.update(channelId, body);
+    for (const id of body.participantCentralUserIds ?? []) await access.addMember(channelId, id);
+    return c.json(success(updated));
   });
 
   routes.delete('/api/messaging/channels/:channelId', async (c) => {

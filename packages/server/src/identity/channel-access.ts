@@ -101,6 +101,33 @@ export class ChannelAccess {
     await this.claim(channelId, who.entityId, { created: true });
   }
 
+  /** The owner of a channel, if it has one. */
+  async ownerOf(channelId: string): Promise<string | undefined> {
+    const row = await storageCall('channel members', () =>
+      this.db
+        .selectFrom('channel_members')
+        .select('entity_id')
+        .where('channel_id', '=', channelId)
+        .where('role', '=', 'owner')
+        .executeTakeFirst(),
+    );
+    return row?.entity_id;
+  }
+
+  /**
+   * FORBIDDEN unless `who` may have the DM channel `channelId` of them and `otherId`: theirs when nobody owns it
+   * yet, or when its owner is the other person (then they become a member). A DM id claimed by a third person
+   * (ids are derived from the pair, so anyone can compute one) is refused rather than joined.
+   */
+  async assertDm(who: ChannelAsker | undefined, channelId: string, otherId: string): Promise<void> {
+    if (ChannelAccess.isAdmin(who)) return;
+    const entityId = who!.entityId;
+    if (await this.claim(channelId, entityId, { created: true })) return;
+    const owner = await this.ownerOf(channelId);
+    if (owner === otherId) return this.addMember(channelId, entityId);
+    throw notYours(channelId);
+  }
+
   /** Adds a person to a channel as a member (no change when already in). */
   async addMember(channelId: string, entityId: string): Promise<void> {
     await storageCall('channel members', () =>

@@ -16,7 +16,11 @@ describe.each(kinds)('channel members on $name', ({ create, skip }) => {
   let testDatabase: TestDatabase;
   let database: Database;
   let access: ChannelAccess;
-  const user = (entityId: string) => ({ kind: 'user' as const, entityId, roles: new Set(['user']) });
+  const user = (entityId: string) => ({
+    kind: 'user' as const,
+    entityId,
+    roles: new Set(['user']),
+  });
 
   beforeAll(async () => {
     if (skip) return;
@@ -53,7 +57,7 @@ describe.each(kinds)('channel members on $name', ({ create, skip }) => {
       const channelId = randomUUID();
       await database.db
         .insertInto('channels')
-        .values({ id: channelId, server_id: randomUUID(), agent_id: null })
+        .values({ id: channelId, server_id: randomUUID(), agent_id: null, created_at: new Date() })
         .execute();
       await expect(access.assertPost(user('mallory'), channelId)).rejects.toMatchObject({
         code: 'FORBIDDEN',
@@ -65,21 +69,24 @@ describe.each(kinds)('channel members on $name', ({ create, skip }) => {
     },
   );
 
-  it.skipIf(skip)('deleting a channel removes its members: the id used again starts with nobody', async () => {
-    const channelId = randomUUID();
-    await database.db
-      .insertInto('channels')
-      .values({ id: channelId, server_id: randomUUID(), agent_id: null })
-      .execute();
-    await access.recordOwner(user('alice'), channelId);
-    await access.addMember(channelId, 'bob');
-    expect(await access.canRead(user('bob'), channelId)).toBe(true);
-    await database.db.deleteFrom('channels').where('id', '=', channelId).execute();
-    const left = await sql<{ n: number }>`select count(*)::int as n from channel_members
+  it.skipIf(skip)(
+    'deleting a channel removes its members: the id used again starts with nobody',
+    async () => {
+      const channelId = randomUUID();
+      await database.db
+        .insertInto('channels')
+        .values({ id: channelId, server_id: randomUUID(), agent_id: null, created_at: new Date() })
+        .execute();
+      await access.recordOwner(user('alice'), channelId);
+      await access.addMember(channelId, 'bob');
+      expect(await access.canRead(user('bob'), channelId)).toBe(true);
+      await database.db.deleteFrom('channels').where('id', '=', channelId).execute();
+      const left = await sql<{ n: number }>`select count(*)::int as n from channel_members
       where channel_id = ${channelId}::uuid`.execute(database.db);
-    expect(left.rows[0]!.n).toBe(0);
-    await access.assertPost(user('carol'), channelId);
-    expect(await access.canRead(user('alice'), channelId)).toBe(false);
-    expect(await access.canRead(user('carol'), channelId)).toBe(true);
-  });
+      expect(left.rows[0]!.n).toBe(0);
+      await access.assertPost(user('carol'), channelId);
+      expect(await access.canRead(user('alice'), channelId)).toBe(false);
+      expect(await access.canRead(user('carol'), channelId)).toBe(true);
+    },
+  );
 });
