@@ -25,6 +25,7 @@ import {
 import { UI_CHAT_OPERATIONS } from './ui-chat-operations';
 import { A2A_OPERATIONS } from './a2a-operations';
 import { MEMORY_OPERATIONS } from './memory-operations';
+import { KNOWLEDGE_OPERATIONS } from './knowledge-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -138,6 +139,8 @@ function builtInOperationOf(operation: DocumentedOperation): Record<string, unkn
     result.requestBody = {
       required: true,
       content: {
+        // An operation with a JSON body too takes either (knowledge: files, or one document as JSON).
+        ...(result.requestBody as { content?: Record<string, unknown> } | undefined)?.content,
         'multipart/form-data': {
           schema: {
             type: 'object',
@@ -178,6 +181,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...UI_CHAT_OPERATIONS,
     ...A2A_OPERATIONS,
     ...MEMORY_OPERATIONS,
+    ...KNOWLEDGE_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
