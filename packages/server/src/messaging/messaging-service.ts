@@ -171,7 +171,7 @@ export class MessagingService {
         );
       }
       const agent = await this.resolveAgent(channelId);
-      const reply = this.#startReply(agent, message, ticket, reservedUuid());
+      const reply = this.#startReply(agent, message, ticket, reservedUuid(), true);
       return { message, agent, reply, replayed: false };
     } catch (error) {
       ticket.release();
@@ -415,8 +415,10 @@ export class MessagingService {
     userMessage: StoredMessage,
     ticket: ReplyTicket,
     replyId: string,
+    regenerated = false,
   ): ReplyStream {
     const stream = new ReplyStream(replyId, userMessage.channel_id, userMessage.id);
+    stream.regenerated = regenerated;
     // The span of what started it (the request, the socket event) names the reply.
     if (this.#options.traceContext !== false) annotate({ 'parley.reply.id': replyId });
     const context = this.#replyContext;

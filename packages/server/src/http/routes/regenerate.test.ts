@@ -63,6 +63,7 @@ describe('POST /api/messaging/channels/{channelId}/messages/{messageId}/regenera
       id: data.replyId,
       text: 'Second answer',
       inReplyTo: userMessage.id,
+      metadata: { regenerated: true },
     });
 
     // Both answers are kept, each answering the same message: a reload shows them as alternatives.

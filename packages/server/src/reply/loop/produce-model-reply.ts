@@ -23,7 +23,11 @@ import { runEvaluators } from './run-evaluators';
 import { namedCalls } from './step-calls';
 
 /** Work after a stored reply to `message`, queued off the reply's path (see `ModelReplyContext.afterReply`). */
-export type AfterReply = (agent: AgentProfile, message: StoredMessage, reply: StoredMessage) => void;
+export type AfterReply = (
+  agent: AgentProfile,
+  message: StoredMessage,
+  reply: StoredMessage,
+) => void;
 
 /** What producing a model reply needs. */
 export interface ModelReplyContext {
@@ -266,7 +270,12 @@ async function finishReply(
       ...(records.length > 0 ? { toolCalls: fitForStorage(records, text.length) } : {}),
       ...(setup.sources.length > 0 ? { sources: setup.sources } : {}),
     },
-    metadata: { agent_id: agent.agentId, agentName },
+    // A regenerated answer says so: clients show it as an alternative to the earlier answer to the message.
+    metadata: {
+      agent_id: agent.agentId,
+      agentName,
+      ...(stream.regenerated ? { regenerated: true } : {}),
+    },
     inReplyTo: userMessage.id,
     createdAt: new Date(),
   });

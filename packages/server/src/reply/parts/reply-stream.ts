@@ -43,6 +43,8 @@ export class ReplyStream {
    * count stays undefined while no step reported it). Read by faces that answer with usage (`/v1`).
    */
   readonly usage: { inputTokens?: number; outputTokens?: number } = {};
+  /** Set for a reply that answers its message again (Regenerate): stored with `metadata.regenerated`. */
+  regenerated = false;
   readonly #parts: ReplyPart[] = [];
   readonly #listeners = new Set<ReplyListener>();
   #end!: (part: ReplyFinalPart) => void;
