@@ -50,16 +50,33 @@ Answer with only this XML:
 </response>`;
 }
 
-/** The `<fact>` blocks of a model's answer as plain objects (validated by the caller). Never throws. */
+/** The text between the first `<name>` and the `</name>` after it, from `from` on (indexOf: linear, no regex). */
+function between(text: string, name: string, from = 0): { inner: string; end: number } | undefined {
+  const open = text.indexOf(`<${name}>`, from);
+  if (open === -1) return undefined;
+  const start = open + name.length + 2;
+  const close = text.indexOf(`</${name}>`, start);
+  if (close === -1) return undefined;
+  return { inner: text.slice(start, close), end: close + name.length + 3 };
+}
+
+/** Longest answer read, in characters (a runaway answer is cut, not parsed whole). */
+const MAX_ANSWER_CHARS = 16_000;
+
+/**
+ * The `<fact>` blocks of a model's answer as plain objects (validated by the caller). Linear in the answer's
+ * length whatever it holds (an unclosed tag repeated 100,000 times included); never throws.
+ */
 export function parseFacts(
   answer: string,
 ): { claim: string; type: string; already_known: boolean }[] {
+  const text = answer.slice(0, MAX_ANSWER_CHARS);
   const facts: { claim: string; type: string; already_known: boolean }[] = [];
-  const blocks = answer.matchAll(/<fact>([\s\S]*?)<\/fact>/g);
-  for (const [, block] of blocks) {
-    if (facts.length >= MAX_BLOCKS) break;
-    const field = (name: string) =>
-      new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(block ?? '')?.[1]?.trim() ?? '';
+  for (let from = 0; facts.length < MAX_BLOCKS;) {
+    const block = between(text, 'fact', from);
+    if (!block) break;
+    from = block.end;
+    const field = (name: string) => between(block.inner, name)?.inner.trim() ?? '';
     facts.push({
       claim: field('claim'),
       type: field('type') || 'fact',
