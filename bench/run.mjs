@@ -24,6 +24,7 @@ import tracing from './scenarios/tracing.mjs';
 import approvalReply from './scenarios/approval-reply.mjs';
 import { receipts, receiptsPostgres } from './scenarios/receipts.mjs';
 import openaiReply from './scenarios/openai-reply.mjs';
+import { memoryIngest, memorySearch } from './scenarios/memory-store.mjs';
 
 const SCENARIOS = [
   sync,
@@ -43,6 +44,8 @@ const SCENARIOS = [
   receipts,
   receiptsPostgres,
   openaiReply,
+  memorySearch,
+  memoryIngest,
 ];
 
 const USAGE = `usage: node bench/run.mjs [scenario…] [options]

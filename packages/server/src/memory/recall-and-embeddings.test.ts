@@ -7,7 +7,7 @@ import { startFakeOpenAIServer } from '../models/testing/fake-openai-server';
 import { createOpenAICompatibleEmbeddings, embeddingsFromEnv } from '../models/embeddings';
 import { hashEmbedding } from '../models/embeddings/hash-embeddings';
 
-const cleanups: (() => Promise<unknown>)[] = [];
+const cleanups: (() => PromiseLike<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });

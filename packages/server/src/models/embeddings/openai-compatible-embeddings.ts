@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { APICallError } from '@ai-sdk/provider';
 import { ParleyError } from '@parley/core';
-import { embedMany } from 'ai';
 import type { EmbeddingProvider } from '../embeddings';
 import { toModelError } from '../to-model-error';
 
@@ -27,8 +27,9 @@ export interface OpenAICompatibleEmbeddingOptions {
 }
 
 /**
- * `POST {baseUrl}/embeddings` as OpenAI, Ollama, vLLM and LM Studio answer it, through the AI SDK (`embedMany`:
- * its parser and retries with backoff, `Retry-After` honoured). Texts go in batches, one batch at a time; each
+ * `POST {baseUrl}/embeddings` as OpenAI, Ollama, vLLM and LM Studio answer it, through the AI SDK's
+ * OpenAI-compatible provider (its request and parser), retried with backoff on 408, 409, 429, 5xx and failed
+ * connections (`Retry-After` honoured up to 10 s). Texts go in batches, one batch at a time; each
  * text is cut to `maxInputChars`; the whole call has one deadline. Every vector of the answer is checked: as many
  * as texts, all finite numbers, all of one length (the first answer fixes `dimensions`).
  */
@@ -94,16 +95,18 @@ export function createOpenAICompatibleEmbeddings(
         const values = texts
           .slice(start, start + batchSize)
           .map((text) => String(text).slice(0, maxInputChars) || ' ');
-        const { embeddings } = await embedMany({
-          model,
-          values,
-          maxRetries: options.maxRetries ?? 2,
-          abortSignal: signal,
-          maxParallelCalls: 1,
-          ...(options.dimensions
-            ? { providerOptions: { embeddings: { dimensions: options.dimensions } } }
-            : {}),
-        });
+        const { embeddings } = await withRetries(
+          () =>
+            model.doEmbed({
+              values,
+              abortSignal: signal,
+              ...(options.dimensions
+                ? { providerOptions: { embeddings: { dimensions: options.dimensions } } }
+                : {}),
+            }),
+          options.maxRetries ?? 2,
+          signal,
+        );
         out.push(...check(embeddings, values.length));
       }
     } catch (error) {
@@ -130,4 +133,50 @@ export function createOpenAICompatibleEmbeddings(
       if (dimensions === 0) await embed(['dimensions'], callOptions);
     },
   };
+}
+
+/** Waits `ms`, or rejects when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The wait a `Retry-After` header asks for, in ms (at most 10 s), else an exponential backoff from 250 ms. */
+function delayOf(error: unknown, attempt: number): number {
+  const header = APICallError.isInstance(error)
+    ? error.responseHeaders?.['retry-after']
+    : undefined;
+  const seconds = header === undefined ? NaN : Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 10_000);
+  return 250 * 2 ** attempt;
+}
+
+/** Runs `call`, again after a retryable failure (the AI SDK's `isRetryable`: 408, 409, 429, 5xx, no connection). */
+async function withRetries<T>(
+  call: () => PromiseLike<T>,
+  retries: number,
+  signal: AbortSignal,
+): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      const retryable = APICallError.isInstance(error) && error.isRetryable;
+      if (!retryable || attempt >= retries || signal.aborted) throw error;
+      await pause(delayOf(error, attempt), signal);
+    }
+  }
 }

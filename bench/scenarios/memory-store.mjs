@@ -1,0 +1,211 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createServer } from '@parley/server';
+import { createPostgresDatabase } from '../lib/harness.mjs';
+import { summarize } from '../lib/stats.mjs';
+
+const DIMENSIONS = 384;
+const COUNT = Number(process.env.BENCH_MEMORIES ?? 100_000);
+const BATCH = 1_000;
+const QUERIES = 20;
+
+/** A deterministic pseudo-random unit vector (xorshift), so every run and database stores the same ones. */
+function vectorOf(seed) {
+  let state = (seed * 2654435761) >>> 0 || 1;
+  const vector = new Array(DIMENSIONS);
+  let norm = 0;
+  for (let index = 0; index < DIMENSIONS; index += 1) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    const value = ((state >>> 0) / 4294967296) * 2 - 1;
+    vector[index] = value;
+    norm += value * value;
+  }
+  norm = Math.sqrt(norm);
+  return vector.map((value) => value / norm);
+}
+
+/** A server in this process over a fresh PGlite folder or PostgreSQL database; the agent's runtime memory. */
+async function startServer(kind) {
+  let location;
+  let dispose;
+  if (kind === 'postgres') {
+    const database = await createPostgresDatabase();
+    location = { kind: 'postgres', url: database.url };
+    dispose = () => database.drop();
+  } else {
+    const dir = await mkdtemp(join(tmpdir(), 'parley-bench-memory-'));
+    location = { kind: 'pglite', dataDir: dir };
+    dispose = () => rm(dir, { recursive: true, force: true });
+  }
+  const server = createServer({
+    port: 0,
+    logger: createLogger('warn'),
+    env: {},
+    characters: [{ name: 'Bench' }],
+    database: location,
+  });
+  await server.start();
+  const agentId = server.agents.defaultAgent.agentId;
+  return {
+    server,
+    agentId,
+    async stop() {
+      await server.stop();
+      await dispose();
+    },
+  };
+}
+
+const rss = () => {
+  globalThis.gc?.();
+  return process.memoryUsage().rss;
+};
+
+/** Stores COUNT fragments of 384 dimensions (vectors made beforehand: embedding time excluded). */
+async function ingest(store, agentId) {
+  const started = process.hrtime.bigint();
+  const before = rss();
+  for (let start = 0; start < COUNT; start += BATCH) {
+    const batch = [];
+    for (let index = start; index < Math.min(COUNT, start + BATCH); index += 1) {
+      batch.push({
+        agentId,
+        entityId: agentId,
+        roomId: `room-${index % 10}`,
+        content: {
+          text: `fragment ${index} of document ${Math.floor(index / 50)}: code K${index}`,
+        },
+        embedding: vectorOf(index + 1),
+      });
+    }
+    await store.createMany(batch, 'fragments');
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { perSecond: COUNT / seconds, rssGrowth: (rss() - before) / (COUNT / 100_000) };
+}
+
+/** Search latencies (ms) and each query's top-10 ids. */
+async function searches(store, agentId) {
+  const times = [];
+  const tops = [];
+  for (let query = 0; query < QUERIES; query += 1) {
+    const embedding = vectorOf(10_000_000 + query);
+    const started = process.hrtime.bigint();
+    const found = await store.search({ agentId, tableName: 'fragments', embedding, count: 10 });
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    tops.push(found.map((memory) => memory.id));
+  }
+  return { stats: summarize(times), tops };
+}
+
+/** The same exact cosine search in plain JavaScript over a Float32Array in memory: what Node allows at best. */
+function jsExactLimit() {
+  const matrix = new Float32Array(COUNT * DIMENSIONS);
+  for (let row = 0; row < COUNT; row += 1) matrix.set(vectorOf(row + 1), row * DIMENSIONS);
+  const times = [];
+  for (let query = 0; query < QUERIES; query += 1) {
+    const q = Float32Array.from(vectorOf(10_000_000 + query));
+    const started = process.hrtime.bigint();
+    const scores = new Float64Array(COUNT);
+    for (let row = 0; row < COUNT; row += 1) {
+      let sum = 0;
+      const offset = row * DIMENSIONS;
+      for (let index = 0; index < DIMENSIONS; index += 1) sum += matrix[offset + index] * q[index];
+      scores[row] = sum;
+    }
+    const top = Array.from(scores.keys())
+      .sort((a, b) => scores[b] - scores[a])
+      .slice(0, 10);
+    if (top.length !== 10) throw new Error('no result');
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return summarize(times);
+}
+
+/**
+ * Memory search: COUNT memories of 384 dimensions of one agent's table, then QUERIES top-10 searches: exact
+ * (PGlite; PostgreSQL without pgvector) and pgvector's HNSW index where the database has it, with recall@10 of
+ * the indexed search against the exact one. The limit: the same exact scan in plain JavaScript over memory.
+ */
+export const memorySearch = {
+  id: 'memory-search',
+  title: `memory search (${COUNT.toLocaleString('en')} memories, ${DIMENSIONS} dims)`,
+  run: async () => {
+    const rows = [];
+    const notes = [];
+    const limit = jsExactLimit();
+    for (const kind of ['pglite', 'postgres']) {
+      let running;
+      try {
+        running = await startServer(kind);
+      } catch (error) {
+        notes.push(`${kind}: not run (${error.message})`);
+        continue;
+      }
+      try {
+        const { store } = running.server.memory;
+        await ingest(store, running.agentId);
+        const mode = running.server.memory.vectorSearch;
+        const measured = await searches(store, running.agentId);
+        rows.push(
+          {
+            figure: `${kind} ${mode} search p50`,
+            value: measured.stats.p50,
+            unit: 'ms',
+            limit: limit.p50,
+            target: ['<', 15],
+          },
+          {
+            figure: `${kind} ${mode} search p99`,
+            value: measured.stats.p99,
+            unit: 'ms',
+            limit: limit.p99,
+            target: ['<', 50],
+          },
+        );
+        notes.push(`${kind}: vector search ${mode}`);
+      } finally {
+        await running.stop();
+      }
+    }
+    notes.push('limit: the same exact scan in plain JavaScript over a Float32Array in memory');
+    return { rows, notes };
+  },
+};
+
+/** Memory ingest: fragments stored per second (embedding excluded) and RSS growth per 100,000. */
+export const memoryIngest = {
+  id: 'memory-ingest',
+  title: `memory ingest (${COUNT.toLocaleString('en')} fragments, ${DIMENSIONS} dims)`,
+  run: async () => {
+    const rows = [];
+    const notes = [];
+    for (const kind of ['pglite', 'postgres']) {
+      let running;
+      try {
+        running = await startServer(kind);
+      } catch (error) {
+        notes.push(`${kind}: not run (${error.message})`);
+        continue;
+      }
+      try {
+        const { perSecond, rssGrowth } = await ingest(running.server.memory.store, running.agentId);
+        rows.push(
+          {
+            figure: `${kind} fragments stored`,
+            value: perSecond,
+            unit: '/s',
+            target: ['>=', 2000],
+          },
+          { figure: `${kind} RSS growth per 100,000`, value: rssGrowth / 1024 / 1024, unit: 'MB' },
+        );
+      } finally {
+        await running.stop();
+      }
+    }
+    return { rows, notes };
+  },
+};
