@@ -12,3 +12,5 @@ export type {
 } from './models/testing/fake-openai-server';
 export { toSseEvents, toToolCallEvents } from './models/testing/chat-completion-bodies';
 export type { ScriptedToolCall } from './models/testing/chat-completion-bodies';
+/** The database as the server opens it (for the bench's bare server that writes what a message server must). */
+export { createDatabase } from './storage/create-database';

@@ -53,7 +53,7 @@ export async function startTracedTest(): Promise<TracedTest> {
   vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.endpoint);
   vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json');
   vi.stubEnv('OTEL_TRACES_SAMPLER', 'parentbased_always_on');
-  const tracing = startTracing()!;
+  const tracing = (await startTracing())!;
   return {
     receiver,
     tracing,

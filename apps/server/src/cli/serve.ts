@@ -33,7 +33,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const { options, pluginsFor } = await buildServerOptions(config, cwd);
     const metrics = createMetrics();
     // Traces only when OTEL_TRACES_EXPORTER asks for them: off, nothing is started.
-    tracing = startTracing(config.env);
+    tracing = await startTracing(config.env);
     // Given metrics, the server counts its requests, replies and queues into them.
     server = createServer({
       ...options,

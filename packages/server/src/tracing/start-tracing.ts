@@ -1,5 +1,4 @@
 import { trace, type TracerProvider } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
 
 /** The OpenTelemetry SDK, started from the environment: its tracer provider, and how to flush and stop it. */
 export interface StartedTracing {
@@ -34,11 +33,12 @@ export function capturesMessageContent(env: Record<string, string | undefined> =
  * (`http/protobuf`, `http/json`, `grpc`), `OTEL_SERVICE_NAME` (default here `parley`), `OTEL_RESOURCE_ATTRIBUTES`,
  * `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, `OTEL_PROPAGATORS`. Only traces: Parley's metrics are
  * Prometheus's (`/metrics`), its logs pino's, so the SDK's metric and log exporters are not started. The SDK
- * registers the global tracer provider, context manager and propagator.
+ * registers the global tracer provider, context manager and propagator. The SDK is loaded here, only when asked
+ * for: a server without traces never loads it (it is most of the resident memory tracing would cost).
  */
-export function startTracing(
+export async function startTracing(
   env: Record<string, string | undefined> = process.env,
-): StartedTracing | undefined {
+): Promise<StartedTracing | undefined> {
   if (!tracingEnabled(env)) return undefined;
   // The SDK reads `process.env` alone: `OTEL_*` settings from `.env` join it (the process's own win).
   for (const [name, value] of Object.entries(env)) {
@@ -49,6 +49,7 @@ export function startTracing(
   const named =
     (env.OTEL_SERVICE_NAME ?? '') !== '' ||
     /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: 'parley' }),
     metricReaders: [],

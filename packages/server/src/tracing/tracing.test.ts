@@ -49,7 +49,7 @@ async function converse(
   options: { capture?: boolean; calls?: (typeof weather)[] } = {},
 ) {
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  const tracing = startTracing();
+  const tracing = await startTracing();
   const log = memoryLog();
   const metrics = createMetrics({ processMetrics: false });
   const loop = await startLoopServer((calls) => [weatherAction(calls)], {
