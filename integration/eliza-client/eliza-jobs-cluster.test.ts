@@ -89,5 +89,47 @@ describe.skipIf(!reachable)('@elizaos/api-client 1.7.2: jobs across processes', 
       prompt: question,
     });
     expect(polled.job.result?.message.content).toContain(question);
+    // Listed and counted alike by both processes: nothing of it lives in one process's memory.
+    const [listedFirst, listedSecond] = await Promise.all([
+      first!.jobs.list({ status: 'completed' as never }),
+      second!.jobs.list({ status: 'completed' as never }),
+    ]);
+    expect(listedFirst.jobs.map((job) => job.jobId)).toContain(created.jobId);
+    expect(listedSecond).toEqual(listedFirst);
+    const [healthFirst, healthSecond] = await Promise.all([
+      first!.jobs.health(),
+      second!.jobs.health(),
+    ]);
+    expect(healthSecond.statusCounts).toEqual(healthFirst.statusCounts);
+    expect(healthFirst.statusCounts.completed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('listByAuthor (runs) and the jobs listing read through their indexes (migration 0028)', async () => {
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      // The planner would scan a table this small whatever its indexes; forbid it to, as on a large one.
+      await client.query('set enable_seqscan = off');
+      const plan = async (text: string, values: unknown[]) =>
+        (await client.query(`explain ${text}`, values)).rows
+          .map((row: Record<string, string>) => row['QUERY PLAN'])
+          .join('\n');
+      // The query MessageStore.listByAuthor sends (runs of an agent, newest first).
+      const runs = await plan(
+        `select id from messages where author_id = $1 and source_type in ($2, $3)
+         order by created_at desc, seq desc limit 20`,
+        [AGENT.id, 'agent_response', 'jobs'],
+      );
+      expect(runs).toContain('messages_author_idx');
+      const jobs = await plan(
+        `select id from messages q where q.source_type = 'jobs' order by q.created_at desc, q.seq desc limit 10000`,
+        [],
+      );
+      expect(jobs).toContain('messages_jobs_idx');
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -93,6 +93,58 @@ describe('@elizaos/api-client 1.7.2: jobs', () => {
     expect(polled.job.result).toBeUndefined();
   });
 
+  it('jobs.list shows the newest jobs with their states; jobs.health counts them', async () => {
+    const userId = randomUUID();
+    const answered = await eliza.jobs.createAndPoll(
+      { userId, content: `listed ${randomUUID()}` },
+      { interval: 50, maxAttempts: 200 },
+    );
+    expect(answered.success).toBe(true);
+    const waiting = await eliza.jobs.create({ userId, content: 'never answer: listed' });
+
+    const all = await eliza.jobs.list({ limit: 1000 });
+    // A limit above the maximum is clamped (as elizaOS does), not refused.
+    expect(all.jobs.length).toBeLessThanOrEqual(100);
+    expect(all.total).toBeGreaterThanOrEqual(2);
+    const mine = all.jobs.filter((job) => job.userId === userId);
+    expect(mine.map((job) => [job.jobId, job.status])).toEqual([
+      [waiting.jobId, 'processing'],
+      [answered.job.jobId, 'completed'],
+    ]);
+    expect(mine[1]?.result?.message.content).toContain('listed');
+
+    const completed = await eliza.jobs.list({ status: 'completed' as never, limit: 100 });
+    expect(completed.jobs.every((job) => String(job.status) === 'completed')).toBe(true);
+    expect(completed.jobs.map((job) => job.jobId)).toContain(answered.job.jobId);
+    expect(completed.jobs.map((job) => job.jobId)).not.toContain(waiting.jobId);
+    expect(completed.filtered).toBeLessThan(completed.total);
+    const failed = await eliza.jobs.list({ status: 'failed' as never });
+    expect(failed).toMatchObject({ jobs: [], filtered: 0, total: all.total });
+    const one = await eliza.jobs.list({ limit: 1 });
+    expect(one.jobs.map((job) => job.jobId)).toEqual([waiting.jobId]);
+
+    const health = await eliza.jobs.health();
+    expect(health).toMatchObject({ healthy: true, totalJobs: all.total, maxJobs: 10_000 });
+    expect(health.statusCounts.completed).toBeGreaterThanOrEqual(1);
+    expect(health.statusCounts.processing).toBeGreaterThanOrEqual(1);
+    expect(
+      health.statusCounts.completed + health.statusCounts.processing + health.statusCounts.timeout,
+    ).toBe(health.totalJobs);
+    expect(health.metrics.successRate).toBeCloseTo(health.statusCounts.completed / health.totalJobs);
+  });
+
+  it('jobs.list and jobs.health refuse bad queries and callers without the key', async () => {
+    const keyless = new ElizaClient({ baseUrl: running.url });
+    const statuses = await Promise.all([
+      statusOf(eliza.jobs.list({ limit: 0 })),
+      statusOf(eliza.jobs.list({ limit: 'x' as never })),
+      statusOf(eliza.jobs.list({ status: 'done' as never })),
+      statusOf(keyless.jobs.list()),
+      statusOf(keyless.jobs.health()),
+    ]);
+    expect(statuses).toEqual([400, 400, 400, 401, 401]);
+  });
+
   it('bad input is a clear 4xx; the key is needed; a message that is no job is 404', async () => {
     const keyless = new ElizaClient({ baseUrl: running.url });
     const plain = await eliza.messaging.submitMessage({

@@ -24,6 +24,7 @@ import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
 import { ChannelAccess, provideChannelAccess } from './identity/channel-access';
+import { identityFromEnv, identityRoutes, type IdentityResolver } from './identity';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { mcpServersOf } from './mcp/client/mcp-settings';
@@ -112,6 +113,8 @@ export interface ServerOptions {
   characters?: Character[];
   /** Plugins, the same for every agent or chosen per agent. */
   plugins?: Plugin[] | ((agent: AgentRuntime) => Plugin[]);
+  /** Who asks (default: from the `AUTH_*` settings of `env`; none: every request is the operator, as before). */
+  identity?: IdentityResolver;
   /** Environment used as the settings fallback of `runtime.getSetting` (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Logger (default: pino on stdout at `info`). */
@@ -344,9 +347,12 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     deadlineMs: database.deadlineMs,
     onActivityError: (error) => logger.warn({ err: error }, 'channel activity not written'),
   });
+  // Who asks: the operator token, people's JWTs, guests (identity/; no AUTH_* setting: today's behaviour).
+  const identity = options.identity ?? identityFromEnv(env, options.authToken);
   const io = createSocketServer({
     logger,
     authToken: options.authToken,
+    identity,
     maxPayloadBytes: options.socketMaxPayloadBytes ?? DEFAULTS.socketMaxPayloadBytes,
     handshakeLimit: options.socketHandshakeLimit,
     isAllowedHost: createRequestHostPolicy({
@@ -536,6 +542,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const app = createHttpApp({
     logger,
     authToken: options.authToken,
+    identity,
     bodyLimit,
     bindHost: host,
     requestLogLevel: options.requestLogLevel,
@@ -549,6 +556,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     tracer,
   });
   app.use(provideChannelAccess(channelAccess));
+  if (identity.configured) app.route('/', identityRoutes(identity, identity.settings));
   app.route(
     '/',
     serverRoutes({
@@ -667,7 +675,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     panelRoutes(agentManager, () => pluginEntries),
   );
   app.route('/', runRoutes(agentManager, messaging, store));
-  app.route('/', jobRoutes(messaging, store));
+  app.route('/', jobRoutes(messaging, store, database.db));
 
   async function mountPlugins() {
     const plugins = options.plugins ?? [];

@@ -3,6 +3,7 @@ import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
 import { createChannelMemberTable } from './channel-member-migration';
+import { createMessageAuthorIndexes } from './message-index-migration';
 import { createReceiptTables } from '../receipts/receipt-tables';
 import { createChannelSummaryTable } from '../memory/summary/summary-migration';
 import { createMemoryTables } from '../memory/memory-migration';
@@ -293,6 +294,12 @@ const migrations: Record<string, Migration> = {
     // Who may see each channel: its owner and the people added to it (see storage/channel-member-migration.ts).
     async up(db: Kysely<unknown>) {
       await createChannelMemberTable(db);
+    },
+  },
+  '0028_message_author_index': {
+    // The indexes of listByAuthor (runs) and of elizaOS's jobs listing (see storage/message-index-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createMessageAuthorIndexes(db);
     },
   },
 };
