@@ -650,6 +650,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     uiChatRoutes({
       agents: profiles,
       messaging,
+      store,
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     }),
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
 import { guardSettingsSchema } from '../guards/guard-settings';
+import { authSettingsSchema } from '../identity/auth-settings';
 import { LOG_LEVELS } from '../logger';
 import { LOOP_SETTINGS } from '../reply/loop/loop-limits';
 import { invalidTargetEntry } from '../webhooks/target-policy';
@@ -141,7 +142,7 @@ export const serverSettingsSchema = z.object({
     DEFAULTS.conversation.summary,
   ),
   /** Facts about the speaker remembered after replies (docs/memory.md). */
-  FACT_EXTRACTION: oneOf(['auto', 'model', 'rules', 'off'], DEFAULTS.facts.extraction),
+  FACT_EXTRACTION: oneOf(['rules', 'model', 'off'], DEFAULTS.facts.extraction),
   /** Knowledge's bounds (docs/memory.md, "Knowledge"): a document's bytes, documents per agent, files per upload. */
   KNOWLEDGE_MAX_DOCUMENT_BYTES: wholeNumber(DEFAULTS.knowledge.maxDocumentBytes, 1, 100 * 1024 * 1024),
   KNOWLEDGE_MAX_DOCUMENTS: wholeNumber(DEFAULTS.knowledge.maxDocumentsPerAgent, 1, 1_000_000),
@@ -163,7 +164,8 @@ export const settingsSchema = z.intersection(
   z.intersection(
     modelSettingsSchema,
     // The guards' settings (TRUST_PROXY, ALLOWED_HOSTS, rate limits, connection caps): guards/guard-settings.ts.
-    z.intersection(teeSettingsSchema, guardSettingsSchema),
+    // The identity settings (AUTH_*): identity/auth-settings.ts, docs/identity.md.
+    z.intersection(teeSettingsSchema, z.intersection(guardSettingsSchema, authSettingsSchema)),
   ),
 );
 
@@ -173,6 +175,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 /** Settings whose values are secrets: never printed, logged or echoed in an error. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'SERVER_AUTH_TOKEN',
+  'AUTH_JWT_SECRET',
   'OPENAI_API_KEY',
   'WALLET_SECRET_SALT',
   'WEBHOOK_API_KEY',

@@ -7,6 +7,8 @@ import type { AppEnv } from './app-env';
 import { failure } from './envelope';
 import { handleError } from './error-handler';
 import { apiKeyAuth } from '../guards/api-key';
+import { identityGuards, isIdentityGuardedPath } from '../identity/identity-routes';
+import type { IdentityResolver } from '../identity/resolve-identity';
 import type { TrustProxy } from '../guards/client-address';
 import { frameGuard } from '../guards/frame-guard';
 import { hostAllowList } from '../guards/host-allow-list';
@@ -55,6 +57,8 @@ export interface HttpAppOptions extends RequestLogOptions {
   trustProxy?: TrustProxy;
   /** Where each request's SERVER span goes (continuing an incoming `traceparent`); absent: no spans. */
   tracer?: Tracer;
+  /** Who asks (identity/): when it accepts people, it replaces the token check and sets `identity`. */
+  identity?: IdentityResolver;
 }
 
 export { apiKeyAuth } from '../guards/api-key';
@@ -151,7 +155,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       isUploadRequest(c.req.method, c.req.path) ? next() : limited(c, next),
     ),
   );
-  const auth = options.authToken ? apiKeyAuth(options.authToken) : undefined;
+  if (options.identity?.configured) {
+    // People are signed in: every built-in request carries an identity (the operator token is admin).
+    const guards = identityGuards(options.identity, isAgentCardPath);
+    app.use((c, next) =>
+      isBuiltInPath(c.req.path) || isIdentityGuardedPath(c.req.path) ? guards(c, next) : next(),
+    );
+  }
+  const auth =
+    options.authToken && !options.identity?.configured ? apiKeyAuth(options.authToken) : undefined;
   // MCP and OpenAI clients send tokens as `Authorization: Bearer`; `/mcp` and `/v1` take the token that way too.
   const mcpAuth = options.authToken ? apiKeyAuth(options.authToken, { bearer: true }) : undefined;
   if (auth && mcpAuth) {

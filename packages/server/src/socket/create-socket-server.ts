@@ -3,6 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { Server as SocketIOServer } from 'socket.io';
 import type { Logger } from 'pino';
 import { hasServerToken, offeredApiKey } from '../guards/api-key';
+import type { Identity } from '../identity/identity';
+import { socketCredential } from '../identity/identity-middleware';
+import type { IdentityResolver } from '../identity/resolve-identity';
 import type { TrustProxy } from '../guards/client-address';
 import { type HandshakeLimit, createHandshakeLimiter } from '../guards/handshake-limiter';
 import { HOST_NOT_ALLOWED } from '../guards/host-allow-list';
@@ -18,6 +21,8 @@ export interface SocketServerOptions {
   logger: Logger;
   /** When set, a connection must carry it as `auth.apiKey` or the `x-api-key` header. */
   authToken?: string;
+  /** Who connects (identity/): when it accepts people, the handshake resolves `socket.data.identity`. */
+  identity?: IdentityResolver;
   /** Largest accepted socket payload in bytes. */
   maxPayloadBytes: number;
   /** New connections per client address (default: a burst of 60, then 20 per second). */
@@ -104,8 +109,20 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
     clusters.set(io, cluster);
   }
 
-  const { authToken } = options;
-  if (authToken) {
+  const { authToken, identity } = options;
+  if (identity?.configured) {
+    // People sign in: the handshake's credential resolves to `socket.data.identity` (the operator token: admin).
+    io.use((socket, next) => {
+      identity.resolve(socketCredential(socket.handshake)).then(
+        (who) => {
+          (socket.data as { identity?: Identity }).identity = who;
+          next();
+        },
+        (error: unknown) =>
+          next(new Error(`Unauthorized: ${error instanceof Error ? error.message : 'invalid credential'}`)),
+      );
+    });
+  } else if (authToken) {
     io.use((socket, next) => {
       const offered = offeredApiKey({
         auth: (socket.handshake.auth as { apiKey?: unknown }).apiKey,

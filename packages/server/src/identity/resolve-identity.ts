@@ -1,0 +1,258 @@
+import { ParleyError } from '@parley/core';
+import { safeEqual } from '@parley/plugin-sdk';
+import {
+  createRemoteJWKSet,
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
+import { randomUUID } from 'node:crypto';
+import type { AuthSettings } from './auth-settings';
+import { entityIdOf, type Identity, OPERATOR } from './identity';
+
+/** The asymmetric algorithms a JWKS-verified token may use; `none` and HS* are never taken from a JWKS. */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as const;
+
+/** The issuer of guest tokens the server mints itself (`AUTH_ANONYMOUS`). */
+export const GUEST_ISSUER = 'urn:parley:guest';
+
+/** Why a token was refused, in words a client can act on (never the token). */
+export class AuthError extends ParleyError {
+  constructor(
+    message: string,
+    readonly reason: 'missing' | 'invalid',
+  ) {
+    super('UNAUTHORIZED', message);
+  }
+}
+
+/** Resolves a request's credentials to an identity. */
+export interface IdentityResolver {
+  /** Whether people (JWTs, guests) are accepted, not only the operator token. */
+  readonly configured: boolean;
+  /** Whether guest tokens are issued. */
+  readonly anonymous: boolean;
+  /** The settings it was built from. */
+  readonly settings: AuthSettings;
+  /**
+   * The identity of `credential` (the `x-api-key` value or the Bearer token): the operator for the server token,
+   * a user for a verified JWT, a guest for a guest token the server issued. Absent or refused: AuthError (401).
+   */
+  resolve(credential: string | undefined): Promise<Identity>;
+  /** A new guest identity and the token that carries it (`AUTH_ANONYMOUS` only). */
+  issueGuest(name?: string): Promise<{ token: string; identity: Identity; expiresAt: string }>;
+}
+
+export interface IdentityResolverOptions {
+  settings: AuthSettings;
+  /** The operator's token (`SERVER_AUTH_TOKEN`): always admin. */
+  operatorToken?: string;
+  /** Fetch for OIDC discovery (tests); default global fetch. */
+  fetch?: typeof fetch;
+}
+
+const MIN_SECRET_LENGTH = 32;
+
+/** Builds the resolver from the identity settings. */
+export function createIdentityResolver(options: IdentityResolverOptions): IdentityResolver {
+  const { settings, operatorToken } = options;
+  const skew = settings.AUTH_CLOCK_SKEW_SECONDS;
+  const audience = settings.AUTH_AUDIENCE.length > 0 ? settings.AUTH_AUDIENCE : undefined;
+  const adminRoles = new Set(settings.AUTH_ADMIN_ROLES.length ? settings.AUTH_ADMIN_ROLES : ['admin']);
+  const approverRoles = new Set(
+    settings.AUTH_APPROVER_ROLES.length ? settings.AUTH_APPROVER_ROLES : ['approver'],
+  );
+  const secret = settings.AUTH_JWT_SECRET;
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
+    throw new ParleyError('BAD_REQUEST', `AUTH_JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+  const secretKey = secret === undefined ? undefined : new TextEncoder().encode(secret);
+  // Guest tokens are signed with their own key: the shared secret when there is one (a restart keeps guests),
+  // else a random one per process (a restart signs every guest out, which is what an unnamed visitor expects).
+  const guestKey = new TextEncoder().encode(
+    `guest:${secret ?? operatorToken ?? randomUUID() + randomUUID()}`,
+  );
+  const fetchImpl = options.fetch ?? fetch;
+  let remote: Promise<JWTVerifyGetKey> | undefined;
+
+  const jwks = (): Promise<JWTVerifyGetKey> => {
+    remote ??= (async () => {
+      let url = settings.AUTH_JWKS_URL;
+      if (!url && settings.AUTH_ISSUER) {
+        const discovery = new URL(
+          `${settings.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/openid-configuration`,
+        );
+        const response = await fetchImpl(discovery, { signal: AbortSignal.timeout(10_000) });
+        if (!response.ok) throw new Error(`OIDC discovery answered ${response.status}`);
+        const document = (await response.json()) as { jwks_uri?: unknown };
+        if (typeof document.jwks_uri !== 'string') throw new Error('OIDC discovery names no jwks_uri');
+        url = document.jwks_uri;
+      }
+      return createRemoteJWKSet(new URL(url!), {
+        cooldownDuration: settings.AUTH_JWKS_COOLDOWN_MS,
+        cacheMaxAge: 10 * 60_000,
+        timeoutDuration: 10_000,
+      });
+    })().catch((error: unknown) => {
+      remote = undefined; // the next request tries discovery again
+      throw error;
+    });
+    return remote;
+  };
+  const usesJwks = Boolean(settings.AUTH_ISSUER || settings.AUTH_JWKS_URL);
+
+  const rolesOf = (payload: JWTPayload): Set<string> => {
+    const raw = claimAt(payload, settings.AUTH_ROLES_CLAIM);
+    const names =
+      typeof raw === 'string'
+        ? raw.split(/\s+/)
+        : Array.isArray(raw)
+          ? raw.filter((item): item is string => typeof item === 'string')
+          : [];
+    const roles = new Set<string>(['user']);
+    for (const name of names) {
+      if (adminRoles.has(name)) roles.add('admin');
+      if (approverRoles.has(name)) roles.add('approver');
+    }
+    return roles;
+  };
+
+  const userOf = (payload: JWTPayload, issuer: string): Identity => {
+    if (typeof payload.sub !== 'string' || payload.sub === '') {
+      throw new AuthError('The token names no subject (sub)', 'invalid');
+    }
+    const roles = rolesOf(payload);
+    const name = claimAt(payload, settings.AUTH_NAME_CLAIM);
+    return {
+      kind: roles.has('admin') ? 'admin' : 'user',
+      entityId: entityIdOf(issuer, payload.sub),
+      name: typeof name === 'string' ? name.slice(0, 200) : undefined,
+      roles,
+      subject: payload.sub,
+      issuer,
+    };
+  };
+
+  const verifyGuest = async (token: string): Promise<Identity | undefined> => {
+    try {
+      const { payload } = await jwtVerify(token, guestKey, {
+        algorithms: ['HS256'],
+        issuer: GUEST_ISSUER,
+        clockTolerance: skew,
+      });
+      if (typeof payload.sub !== 'string') return undefined;
+      return {
+        kind: 'guest',
+        entityId: entityIdOf(GUEST_ISSUER, payload.sub),
+        name: typeof payload.name === 'string' ? payload.name : undefined,
+        roles: new Set(['guest']),
+        subject: payload.sub,
+        issuer: GUEST_ISSUER,
+      };
+    } catch {
+      return undefined;
+    }
+  };
+
+  const verifyUser = async (token: string): Promise<Identity> => {
+    const common = {
+      audience,
+      clockTolerance: skew,
+      requiredClaims: ['exp', 'sub'],
+    };
+    let lastError: unknown;
+    if (usesJwks) {
+      try {
+        const { payload } = await jwtVerify(token, await jwks(), {
+          ...common,
+          issuer: settings.AUTH_ISSUER,
+          algorithms: [...ASYMMETRIC_ALGORITHMS],
+        });
+        return userOf(payload, payload.iss ?? settings.AUTH_ISSUER ?? settings.AUTH_JWKS_URL!);
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    if (secretKey) {
+      try {
+        const { payload } = await jwtVerify(token, secretKey, {
+          ...common,
+          issuer: settings.AUTH_ISSUER,
+          algorithms: ['HS256'],
+        });
+        return userOf(payload, payload.iss ?? 'urn:parley:shared-secret');
+      } catch (error) {
+        if (!usesJwks || !(error instanceof errors.JOSEAlgNotAllowed)) lastError = error;
+      }
+    }
+    throw new AuthError(refusal(lastError), 'invalid');
+  };
+
+  return {
+    configured: usesJwks || secretKey !== undefined || settings.AUTH_ANONYMOUS,
+    anonymous: settings.AUTH_ANONYMOUS,
+    settings,
+    async resolve(credential) {
+      if (credential === undefined || credential === '') {
+        throw new AuthError('A bearer token or x-api-key is required', 'missing');
+      }
+      if (operatorToken && safeEqual(credential, operatorToken)) return OPERATOR;
+      if (!looksLikeJwt(credential)) throw new AuthError('Invalid token', 'invalid');
+      if (settings.AUTH_ANONYMOUS) {
+        const guest = await verifyGuest(credential);
+        if (guest) return guest;
+      }
+      if (!usesJwks && !secretKey) throw new AuthError('Invalid token', 'invalid');
+      return verifyUser(credential);
+    },
+    async issueGuest(name) {
+      if (!settings.AUTH_ANONYMOUS) {
+        throw new ParleyError('FORBIDDEN', 'Guests are not allowed here (AUTH_ANONYMOUS is off)');
+      }
+      const subject = randomUUID();
+      const ttl = settings.AUTH_GUEST_TTL_SECONDS;
+      const expires = Math.floor(Date.now() / 1000) + Math.round(ttl);
+      const token = await new SignJWT(name ? { name } : {})
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer(GUEST_ISSUER)
+        .setSubject(subject)
+        .setIssuedAt()
+        .setExpirationTime(expires)
+        .sign(guestKey);
+      const identity = (await verifyGuest(token))!;
+      return { token, identity, expiresAt: new Date(expires * 1000).toISOString() };
+    },
+  };
+}
+
+function looksLikeJwt(value: string): boolean {
+  return value.length < 16_384 && /^[\w-]+\.[\w-]*\.[\w-]*$/.test(value);
+}
+
+/** A claim by name, or by dotted path (`realm_access.roles`, as Keycloak puts roles). */
+function claimAt(payload: JWTPayload, path: string): unknown {
+  if (path in payload) return payload[path];
+  let value: unknown = payload;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** What a refusal says: the kind of problem, never the token or a key. */
+function refusal(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'The token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return `The token's ${error.claim} claim is not accepted (${error.reason})`;
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
+  if (error instanceof errors.JWKSNoMatchingKey) return 'The token was signed with a key the issuer does not hold';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "The token's signature is invalid";
+  if (error instanceof errors.JWKSTimeout || error instanceof TypeError) {
+    return 'The identity provider could not be reached to verify the token';
+  }
+  return 'Invalid token';
+}
