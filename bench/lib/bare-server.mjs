@@ -1,8 +1,15 @@
 // Child process: the limit Parley is measured against. A bare hono server on @hono/node-server with socket.io
 // on the same port, doing the same HTTP round trips and socket broadcasts as Parley but nothing else: no
 // validation, no storage, no model, no agent. Whatever Parley does beyond this is its own cost.
+//
+// With `dataDir` or `databaseUrl` it is the second limit, the durable one: the same server that also writes what
+// a minimal message server must, into the same database Parley uses (same schema, same PGlite worker or
+// PostgreSQL pool, the same sync before answering): one INSERT per message (its channel created in the same
+// statement), and for a sync reply the user's message and the reply in one INSERT. Between the two limits is
+// what the database costs; beyond the durable one is what Parley adds.
 import { randomUUID } from 'node:crypto';
 import { serve } from '@hono/node-server';
+import { createDatabase } from '@parley/server/testing';
 import { Hono } from 'hono';
 import { Server } from 'socket.io';
 import { childConfig } from './child.mjs';
@@ -11,10 +18,49 @@ const ROOM_JOINING = 1;
 const SEND_MESSAGE = 2;
 /** The text the bench model answers (lib/harness.mjs), so that a sync body is as long as Parley's. */
 const REPLY_TEXT = 'Hello! I am the benchmark model, and I always answer at once.';
+/** Parley's one message server (DEFAULT_SERVER_ID of @parley/core). */
+const SERVER_ID = '00000000-0000-0000-0000-000000000000';
 
-const { port = 0 } = childConfig();
+const { port = 0, dataDir, databaseUrl } = childConfig();
 const app = new Hono();
 let io;
+
+const database =
+  dataDir || databaseUrl
+    ? createDatabase(
+        databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir },
+      )
+    : undefined;
+await database?.migrate();
+
+/** Stores messages of one channel durably: one statement (the channel created if new), then the sync. */
+async function store(channelId, messages) {
+  if (!database) return;
+  const now = new Date();
+  await database.db
+    .with('channel', (db) =>
+      db
+        .insertInto('channels')
+        .values({ id: channelId, server_id: SERVER_ID, created_at: now, updated_at: now })
+        .onConflict((conflict) => conflict.doNothing()),
+    )
+    .insertInto('messages')
+    .values(
+      messages.map((message) => ({
+        id: message.id,
+        channel_id: channelId,
+        server_id: SERVER_ID,
+        author_id: message.author_id,
+        author_name: message.author_id,
+        content: message.content,
+        source_type: 'api',
+        metadata: '{}',
+        created_at: message.created_at,
+      })),
+    )
+    .execute();
+  await database.sync();
+}
 
 function stored(fields) {
   return {
@@ -34,6 +80,7 @@ app.post('/api/messaging/submit', async (c) => {
     author_id: body.author_id,
     content: body.content,
   });
+  await store(body.channel_id, [message]);
   io.to(body.channel_id).emit('messageBroadcast', {
     id: message.id,
     roomId: body.channel_id,
@@ -52,6 +99,10 @@ app.post('/api/messaging/channels/:channelId/messages', async (c) => {
     author_id: body.entityId,
     content: body.text,
   });
+  await store(channelId, [
+    userMessage,
+    stored({ channel_id: channelId, author_id: 'agent', content: REPLY_TEXT }),
+  ]);
   return c.json({
     success: true,
     userMessage,
@@ -107,7 +158,9 @@ process.on('message', (message) => {
   }
   if (message.type === 'stop') {
     io.close();
-    server.close(() => process.exit(0));
+    server.close(
+      () => void (database ? database.close() : Promise.resolve()).finally(() => process.exit(0)),
+    );
     setTimeout(() => process.exit(0), 2_000).unref();
   }
 });

@@ -144,14 +144,42 @@ export async function withServer(
  * Runs `fn` against a fresh bare server (lib/bare-server.mjs): hono and socket.io doing the same round trips
  * as Parley and nothing else, the limit each Parley figure is compared with.
  */
-export async function withBareServer(context, name, fn) {
-  const server = startChild(scripts.bare, {}, { execArgv: ['--expose-gc'] });
+export async function withBareServer(
+  context,
+  name,
+  fn,
+  { durable = false, postgres = false } = {},
+) {
+  const postgresDatabase = durable && postgres ? await createPostgresDatabase() : undefined;
+  const dataDir =
+    durable && !postgres ? await mkdtemp(join(tmpdir(), 'parley-bench-bare-')) : undefined;
+  const config = postgresDatabase
+    ? { databaseUrl: postgresDatabase.url }
+    : dataDir
+      ? { dataDir }
+      : {};
+  const server = startChild(scripts.bare, config, { execArgv: ['--expose-gc'] });
   try {
-    const ready = await server.next('ready');
-    return await fn({ ...ready, server, name: `${name}-bare`, bare: true });
+    const ready = await server.next('ready', 180_000);
+    return await fn({
+      ...ready,
+      server,
+      name: `${name}-bare${durable ? '-durable' : ''}`,
+      bare: true,
+    });
   } finally {
     await server.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await postgresDatabase?.drop();
   }
+}
+
+/**
+ * The second limit: the bare server that also stores each message durably in the same kind of database as
+ * Parley (`postgres` or PGlite on disk), one INSERT per message (see lib/bare-server.mjs).
+ */
+export function withDurableBareServer(context, name, fn, { postgres = false } = {}) {
+  return withBareServer(context, name, fn, { durable: true, postgres });
 }
 
 /**

@@ -34,6 +34,16 @@ export function ratioOf(row) {
     : undefined;
 }
 
+/** Parley's figure divided by the durable bare server's (the second limit, which also stores each message). */
+export function durableRatioOf(row) {
+  return Number.isFinite(row.value) && Number.isFinite(row.durable) && row.durable !== 0
+    ? row.value / row.durable
+    : undefined;
+}
+
+const formatRatio = (ratio) =>
+  ratio === undefined ? '' : `${ratio.toFixed(ratio >= 10 ? 1 : 2)}×`;
+
 /**
  * The results as a plain-text table: figure, measured, the bare server's figure (limit) and the ratio to it,
  * target, elizaOS, and whether the target was met.
@@ -45,6 +55,8 @@ export function formatTable(results) {
     'measured',
     'limit',
     'ratio',
+    'durable limit',
+    'ratio',
     'target',
     'elizaOS',
     'vs target',
@@ -52,7 +64,7 @@ export function formatTable(results) {
   const lines = [];
   for (const { title, rows, error } of results) {
     if (error) {
-      lines.push([title, error, '', '', '', '', '', '']);
+      lines.push([title, error, '', '', '', '', '', '', '', '']);
       continue;
     }
     rows.forEach((row, index) => {
@@ -62,7 +74,9 @@ export function formatTable(results) {
         row.figure,
         formatValue(row.value, row.unit),
         row.limit === undefined ? '' : formatValue(row.limit, row.unit),
-        ratio === undefined ? '' : `${ratio.toFixed(ratio >= 10 ? 1 : 2)}×`,
+        formatRatio(ratio),
+        row.durable === undefined ? '' : formatValue(row.durable, row.unit),
+        formatRatio(durableRatioOf(row)),
         targetText(row),
         row.eliza === undefined ? '' : `${row.eliza} ${row.unit}`,
         verdict(row),
@@ -90,6 +104,7 @@ export function resultsJson(results) {
           rows: rows.map((row) => ({
             ...row,
             ratio: ratioOf(row),
+            durableRatio: durableRatioOf(row),
             verdict: verdict(row) || undefined,
           })),
         }),

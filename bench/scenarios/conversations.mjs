@@ -4,6 +4,7 @@ import {
   statementRows,
   usageRows,
   withBareServer,
+  withDurableBareServer,
   withServer,
 } from '../lib/harness.mjs';
 import { runWrk } from '../lib/wrk.mjs';
@@ -40,6 +41,9 @@ function conversationsScenario({ postgres }) {
     run: async (context) => {
       const parley = await withServer(context, id, measureConversations(context), { postgres });
       const bare = await withBareServer(context, id, measureConversations(context));
+      const durable = await withDurableBareServer(context, id, measureConversations(context), {
+        postgres,
+      });
       const { result, usage } = parley;
       const statements = statementRows('reply', usage, parley.count);
       return {
@@ -49,13 +53,35 @@ function conversationsScenario({ postgres }) {
             value: result.perSecond,
             unit: 'replies/s',
             limit: bare.result.perSecond,
+            durable: durable.result.perSecond,
             target: ['>=', 300],
             eliza: 8.5,
           },
-          { figure: 'p50 latency', value: result.p50, unit: 'ms', limit: bare.result.p50 },
-          { figure: 'p90 latency', value: result.p90, unit: 'ms', limit: bare.result.p90 },
-          { figure: 'p99 latency', value: result.p99, unit: 'ms', limit: bare.result.p99 },
-          cpuPerRow('reply', usage, parley.count, bare),
+          {
+            figure: 'p50 latency',
+            value: result.p50,
+            unit: 'ms',
+            limit: bare.result.p50,
+            durable: durable.result.p50,
+          },
+          {
+            figure: 'p90 latency',
+            value: result.p90,
+            unit: 'ms',
+            limit: bare.result.p90,
+            durable: durable.result.p90,
+          },
+          {
+            figure: 'p99 latency',
+            value: result.p99,
+            unit: 'ms',
+            limit: bare.result.p99,
+            durable: durable.result.p99,
+          },
+          {
+            ...cpuPerRow('reply', usage, parley.count, bare),
+            durable: durable.usage.serverCpuMs / durable.count,
+          },
           ...statements.rows,
           ...usageRows(usage, result.clientCpu, bare.usage),
         ],

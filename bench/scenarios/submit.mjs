@@ -4,6 +4,7 @@ import {
   statementRows,
   usageRows,
   withBareServer,
+  withDurableBareServer,
   withServer,
 } from '../lib/harness.mjs';
 import { runWrk } from '../lib/wrk.mjs';
@@ -43,6 +44,9 @@ function submitScenario({ postgres }) {
         },
       );
       const bare = await withBareServer(context, 'submit', measureSubmits(context));
+      const durable = await withDurableBareServer(context, 'submit', measureSubmits(context), {
+        postgres,
+      });
       const { result, usage } = parley;
       const statements = statementRows('submit', usage, parley.count);
       return {
@@ -52,14 +56,36 @@ function submitScenario({ postgres }) {
             value: result.perSecond,
             unit: 'messages/s',
             limit: bare.result.perSecond,
+            durable: durable.result.perSecond,
             target: ['>=', 5000],
             ratioTarget: ['>=', 0.35],
             eliza: 495,
           },
-          { figure: 'p50 latency', value: result.p50, unit: 'ms', limit: bare.result.p50 },
-          { figure: 'p90 latency', value: result.p90, unit: 'ms', limit: bare.result.p90 },
-          { figure: 'p99 latency', value: result.p99, unit: 'ms', limit: bare.result.p99 },
-          cpuPerRow('submit', usage, parley.count, bare),
+          {
+            figure: 'p50 latency',
+            value: result.p50,
+            unit: 'ms',
+            limit: bare.result.p50,
+            durable: durable.result.p50,
+          },
+          {
+            figure: 'p90 latency',
+            value: result.p90,
+            unit: 'ms',
+            limit: bare.result.p90,
+            durable: durable.result.p90,
+          },
+          {
+            figure: 'p99 latency',
+            value: result.p99,
+            unit: 'ms',
+            limit: bare.result.p99,
+            durable: durable.result.p99,
+          },
+          {
+            ...cpuPerRow('submit', usage, parley.count, bare),
+            durable: durable.usage.serverCpuMs / durable.count,
+          },
           ...statements.rows,
           ...usageRows(usage, result.clientCpu, bare.usage),
         ],
