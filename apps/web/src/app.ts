@@ -118,13 +118,7 @@ export class ChatApp {
       input.addEventListener('change', () => modeSetting.set(this.#mode()));
     }
     this.#files.wire(ui.fileInput, ui.root.querySelector('main')!, ui.textInput);
-    ui.regenerateButton.addEventListener('click', () => {
-      const text = this.#list.lastOwnText();
-      // The new answer replaces the last one, which stays reachable (`‹ 1/2 ›`).
-      if (!text) return;
-      this.#list.beginRegenerate(text);
-      void this.#send(text);
-    });
+    ui.regenerateButton.addEventListener('click', () => void this.#regenerate());
     ui.nameInput.addEventListener('change', () => {
       saveName(ui.nameInput.value);
       this.#me.name = ui.nameInput.value.trim() || this.#me.name;
@@ -509,6 +503,41 @@ export class ChatApp {
       ui.sendButton.disabled = false;
       if (sent || ui.sendError.textContent) this.#updateRegenerate();
       ui.textInput.focus();
+    }
+  }
+
+  /**
+   * Regenerate: the server has the agent answer this browser's last message again. The new answer streams to
+   * the room (this page hears it on the socket whatever "Send through" says) and takes the last answer's place;
+   * the old one stays reachable (`‹ 1/2 ›`), after a reload and for other clients too, since the server keeps
+   * both and marks the new one `regenerated`.
+   */
+  async #regenerate() {
+    const ui = this.#ui;
+    await this.#untilJoined();
+    const messageId = this.#list.lastOwnId();
+    if (!messageId) return;
+    ui.sendError.textContent = '';
+    ui.regenerateButton.hidden = true;
+    this.#list.beginRegenerate(this.#list.lastOwnText() ?? '');
+    const agentName = this.#agentName(this.#channelAgentId ?? ui.agentSelect.value);
+    try {
+      const apiKey = apiKeySetting.get();
+      const response = await fetch(
+        `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/regenerate`,
+        { method: 'POST', headers: apiKey ? { 'x-api-key': apiKey } : {} },
+      );
+      const body = (await response.json().catch(() => ({}))) as {
+        data?: { replyId?: string };
+        error?: { message?: string };
+      };
+      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+      this.#room.replying(agentName);
+      if (body.data?.replyId) this.#showStop(body.data.replyId);
+    } catch (error) {
+      this.#list.endRegenerate();
+      ui.sendError.textContent = `Not regenerated: ${describeError(error)}`;
+      this.#updateRegenerate();
     }
   }
 

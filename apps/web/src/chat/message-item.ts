@@ -21,6 +21,8 @@ export interface ChatMessage {
   toolCalls?: readonly ToolCallView[];
   /** Files sent with the message (`metadata.attachments`). */
   attachments?: readonly AttachmentRef[];
+  /** An answer asked for again (Regenerate, `metadata.regenerated`): an alternative to the earlier answer. */
+  regenerated?: boolean;
 }
 
 /** Where a live chunk came from: the socket or the REST `stream` response. */

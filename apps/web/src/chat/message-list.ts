@@ -60,7 +60,13 @@ export class MessageList {
     this.#list.replaceChildren();
   }
 
-  /** The text of the last message this browser sent (what Regenerate sends again). */
+  /** The id of the last message this browser sent (what Regenerate asks the agent to answer again). */
+  lastOwnId(): string | undefined {
+    return [...this.#list.querySelectorAll<HTMLLIElement>('li.message.own')].at(-1)?.dataset
+      .messageId;
+  }
+
+  /** The text of the last message this browser sent. */
   lastOwnText(): string | undefined {
     const own = [...this.#list.querySelectorAll<HTMLLIElement>('li.message.own')].at(-1);
     const id = own?.dataset.messageId;
@@ -95,7 +101,9 @@ export class MessageList {
     const first = this.#list.firstChild;
     for (const message of messages) {
       if (this.#items.has(message.id)) continue;
-      this.#list.insertBefore(this.#create(message).element, first);
+      const { element } = this.#create(message);
+      this.#list.insertBefore(element, first);
+      if (message.regenerated) this.#asAlternative(element);
     }
   }
 
@@ -117,6 +125,7 @@ export class MessageList {
       this.#place(item.element, message.role, message.text);
     }
     if (message.inReplyTo) item.element.dataset.inReplyTo = message.inReplyTo;
+    if (message.regenerated) this.#asAlternative(item.element);
     item.sender.textContent = message.senderName;
     setTime(item, message.createdAt);
     for (const call of message.toolCalls ?? []) this.#tools(item).call(call);
@@ -318,6 +327,31 @@ export class MessageList {
       return;
     }
     this.#list.append(element);
+  }
+
+  /**
+   * A regenerated answer (from the history, or live from another client) joins the answers to the same message
+   * as their newest alternative, shown in the place of the earlier one (`‹ n/m ›` reaches the others). One this
+   * page asked for is placed so already.
+   */
+  #asAlternative(element: HTMLLIElement) {
+    const to = element.dataset.inReplyTo;
+    if (!to || element.dataset.versionOf) return;
+    const earlier = [
+      ...this.#list.querySelectorAll<HTMLLIElement>(
+        `li.message.agent[data-in-reply-to="${CSS.escape(to)}"]`,
+      ),
+    ].filter((answer) => answer !== element);
+    const replaced = earlier.at(-1);
+    if (!replaced) return;
+    const group = replaced.dataset.versionOf ?? `v-${to}`;
+    const versions = replaced.dataset.versionOf
+      ? [...this.#list.querySelectorAll<HTMLLIElement>(`li[data-version-of="${group}"]`)]
+      : [replaced];
+    versions.at(-1)!.after(element);
+    versions.push(element);
+    for (const version of versions) version.dataset.versionOf = group;
+    this.#showVersion(versions, versions.length - 1);
   }
 
   /** Shows answer `index` of `versions` (the others hidden), each with `‹ n/m ›` to go to the others. */

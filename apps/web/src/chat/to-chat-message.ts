@@ -18,6 +18,7 @@ export function fromStored(message: StoredMessage, roleOf: RoleOf): ChatMessage 
     role: roleOf(message.author_id),
     toolCalls: toolCallsOf(message.raw_message?.toolCalls),
     attachments: attachmentsOf(message.metadata),
+    regenerated: isRegenerated(message.metadata),
   };
 }
 
@@ -48,5 +49,15 @@ export function fromBroadcast(message: MessageBroadcast, roleOf: RoleOf): ChatMe
     inReplyTo: message.inReplyTo,
     role: roleOf(message.senderId),
     attachments: attachmentsOf(message.metadata),
+    regenerated: isRegenerated(message.metadata),
   };
+}
+
+/** Whether a stored or broadcast message is an answer asked for again (`metadata.regenerated`). */
+function isRegenerated(metadata: unknown): boolean {
+  return (
+    typeof metadata === 'object' &&
+    metadata !== null &&
+    (metadata as { regenerated?: unknown }).regenerated === true
+  );
 }
