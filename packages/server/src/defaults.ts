@@ -123,8 +123,11 @@ export const DEFAULTS = {
   },
   /** `FACT_EXTRACTION`, `facts`: what agents remember about the people they talk with (docs/memory.md). */
   facts: {
-    /** `auto`: the model extracts facts, the offline model by rules; `model`, `rules`, or `off`. */
-    extraction: 'auto',
+    /**
+     * `rules` (default): first-person statements read by rules, no model call; `model`: the agent's model extracts
+     * them (one more model call after each reply); `off`: nothing is extracted or recalled.
+     */
+    extraction: 'rules',
     /** Extractions at once per process, and how many may wait (beyond, a reply's extraction is skipped). */
     maxConcurrent: 2,
     maxQueued: 100,

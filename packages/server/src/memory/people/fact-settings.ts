@@ -1,7 +1,7 @@
 /** What agents remember about the people they talk with (`DEFAULTS.facts`). */
 export interface FactSettings {
-  /** `auto`: the model extracts (the offline model: rules); `model`; `rules`; `off`: nothing is extracted. */
-  extraction: 'auto' | 'model' | 'rules' | 'off';
+  /** `rules`: read by rules (no model call); `model`: the agent's model extracts; `off`: nothing is extracted. */
+  extraction: 'rules' | 'model' | 'off';
   maxConcurrent: number;
   maxQueued: number;
   maxPerReply: number;

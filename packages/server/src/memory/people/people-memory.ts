@@ -38,8 +38,8 @@ export class PeopleMemory {
     this.#model = options.model;
     this.#logger = options.logger;
     const { extraction } = options.settings;
-    this.#byModel =
-      extraction === 'model' || (extraction === 'auto' && options.model.name !== 'eliza');
+    // The offline model cannot extract anything: with it, facts are always read by rules.
+    this.#byModel = extraction === 'model' && options.model.name !== 'eliza';
     this.#work = new BoundedWork({
       maxConcurrent: options.settings.maxConcurrent,
       maxQueued: options.settings.maxQueued,
