@@ -167,6 +167,25 @@ function storedSkip(stream: ReplyStream, tools: number): number {
 }
 
 /**
+ * The one sync wait: the reply's last part, or undefined once `timeoutMs` passed without one (the reply itself
+ * goes on, and is stored and broadcast when it ends). `waitForEnd` and the MCP face's call both wait with it.
+ */
+export async function endWithin(
+  reply: ReplyStream,
+  timeoutMs: number,
+): Promise<ReplyFinalPart | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    return await Promise.race([reply.ended, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The `sync` consumer: the reply's last part, or its failure as the error. Gives up after `timeoutMs` with
  * TIMEOUT; the reply itself goes on, and is stored and broadcast when it ends.
  */
@@ -174,18 +193,8 @@ export async function waitForEnd(
   reply: ReplyStream,
   timeoutMs: number,
 ): Promise<Exclude<ReplyFinalPart, { type: 'error' }>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  try {
-    const end = await Promise.race([reply.ended, timeout]);
-    if (end.type === 'error') throw new ParleyError(end.code, end.message);
-    return end;
-  } finally {
-    clearTimeout(timer);
-  }
+  const end = await endWithin(reply, timeoutMs);
+  if (!end) throw new ParleyError('TIMEOUT', `The agent did not reply within ${timeoutMs} ms`);
+  if (end.type === 'error') throw new ParleyError(end.code, end.message);
+  return end;
 }

@@ -7,6 +7,7 @@ import type {
 import { type ErrorCode, reservedUuid } from '@parley/core';
 import type { Logger } from 'pino';
 import { logError, toParleyError } from '../../errors/to-parley-error';
+import { endWithin } from '../../http/reply-events';
 import type { MessagingService } from '../../messaging/messaging-service';
 import type { ReplyFinalPart, ToolCallRecord } from '../../reply/parts/reply-part';
 import type { ReplyStream } from '../../reply/parts/reply-stream';
@@ -79,24 +80,11 @@ export async function callAgent(
   if (extra.signal.aborted) cancel();
   else extra.signal.addEventListener('abort', cancel, { once: true });
   try {
-    const end = await endOf(reply, context.syncTimeoutMs);
+    const end = await endWithin(reply, context.syncTimeoutMs);
     return end ? resultOf(reply, end) : timedOut(reply, context.syncTimeoutMs);
   } finally {
     extra.signal.removeEventListener('abort', cancel);
     stopProgress();
-  }
-}
-
-/** The reply's last part, or undefined once `timeoutMs` passed without one. */
-async function endOf(reply: ReplyStream, timeoutMs: number): Promise<ReplyFinalPart | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
-  try {
-    return await Promise.race([reply.ended, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
