@@ -210,6 +210,25 @@ export const DEFAULTS = {
     maxSchemaChars: 32_768,
     maxServerChars: 131_072,
   },
+  /** Bounds and intervals no setting changes (yet): here so that every default is in one place. */
+  internals: {
+    /** The PostgreSQL pool of the database, and of the channel sequencer's locks (connections). */
+    databasePoolSize: 10,
+    sequencerPoolSize: 4,
+    /** How long a channel's ticket (PostgreSQL sequencer) is held without renewal, and its wake-up poll. */
+    sequencerLeaseMs: 30_000,
+    sequencerPollMs: 1_000,
+    /** Scheduled messages: the claim poll, how long a claim holds, attempts before `failed`. */
+    schedulePollMs: 250,
+    scheduleLeaseMs: 30_000,
+    scheduleMaxAttempts: 5,
+    /** How long an ended reply stays readable by id (events, resume). */
+    replyLingerMs: 10_000,
+    /** Messages of a channel a reply reads as its history. */
+    historyLimit: 20,
+    /** A channel's `last_message_at` is written at most once per this interval (storage/channel-activity.ts). */
+    channelActivityIntervalMs: 1_000,
+  },
   /** `WEBHOOK_*`, `webhooks`: outbound webhooks. */
   webhooks: {
     /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h: Svix's schedule, about 18 hours over seven attempts. */

@@ -9,6 +9,7 @@ import {
 } from '../storage/pg-pool-guard';
 import type { ChannelSequencer } from './channel-sequencer';
 import { KeyedQueue } from './keyed-queue';
+import { DEFAULTS } from '../defaults';
 
 /** Options of {@link PostgresChannelSequencer}. */
 export interface PostgresChannelSequencerOptions {
@@ -74,12 +75,12 @@ export class PostgresChannelSequencer implements ChannelSequencer {
 
   constructor(options: PostgresChannelSequencerOptions) {
     this.#logger = options.logger.child({ component: 'channel-sequencer' });
-    this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#pollMs = options.pollMs ?? 1000;
+    this.#leaseMs = options.leaseMs ?? DEFAULTS.internals.sequencerLeaseMs;
+    this.#pollMs = options.pollMs ?? DEFAULTS.internals.sequencerPollMs;
     this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? 4,
+      max: options.poolSize ?? DEFAULTS.internals.sequencerPoolSize,
       // A database that is gone must fail calls, not hang them (a reply waits on its turn meanwhile).
       ...poolDeadlines(this.#queryTimeoutMs),
     });

@@ -47,6 +47,7 @@ export {
   type ReplyPeers,
   type UserMessageInput,
 } from './messaging-types';
+import { DEFAULTS } from '../defaults';
 
 /** Source types of the stored messages that are replies (read back as a reply's events). */
 /** The sources of the messages that are replies (an agent's answer, a scheduled post). */
@@ -76,7 +77,7 @@ export class MessagingService {
     const limits = { ...DEFAULT_REPLY_LIMITS, ...options.limits };
     this.#modelCalls = pLimit(limits.maxConcurrentModelCalls);
     this.#admission = new ReplyAdmission(limits);
-    this.#replies = new ReplyRegistry(options.replyLingerMs ?? 10_000);
+    this.#replies = new ReplyRegistry(options.replyLingerMs ?? DEFAULTS.internals.replyLingerMs);
     this.#replyContext = replyContextOf(options, this.#replies, (agent, post) =>
       this.postAgentMessage(agent, post),
     );

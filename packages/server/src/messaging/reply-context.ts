@@ -21,7 +21,7 @@ export function replyContextOf(
     store: options.store,
     model: options.model,
     logger: options.logger,
-    historyLimit: options.historyLimit ?? 20,
+    historyLimit: options.historyLimit ?? DEFAULTS.internals.historyLimit,
     createExtractor: options.createExtractor ?? createReplyExtractor,
     abilitiesOf: options.abilitiesOf,
     loopLimits: { ...DEFAULTS.agentLoop, ...options.loopLimits },

@@ -16,6 +16,7 @@ import type { AgentProfile } from '../agents/agent-profile';
 import type { MessagingService } from '../messaging/messaging-service';
 import { PollLoop } from './poll-loop';
 import type { ScheduledMessageRecord, ScheduledMessageStore } from './scheduled-message-store';
+import { DEFAULTS } from '../defaults';
 
 /** Options of the {@link ScheduledMessageDispatcher}. */
 export interface DispatcherOptions {
@@ -59,9 +60,9 @@ export class ScheduledMessageDispatcher {
     // `??` rather than a spread of defaults: an option passed as undefined must not erase its default.
     this.#options = {
       ...options,
-      pollIntervalMs: options.pollIntervalMs ?? 250,
-      leaseMs: options.leaseMs ?? 30_000,
-      maxAttempts: options.maxAttempts ?? 5,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULTS.internals.schedulePollMs,
+      leaseMs: options.leaseMs ?? DEFAULTS.internals.scheduleLeaseMs,
+      maxAttempts: options.maxAttempts ?? DEFAULTS.internals.scheduleMaxAttempts,
       now: options.now ?? (() => new Date()),
     };
     this.#loop = new PollLoop({

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { DEFAULTS } from '../defaults';
 
 /** A channel's id and the time of its newest message, as `channels.last_message_at` should hold it. */
 export type ChannelActivityRow = readonly [channelId: string, at: Date];
@@ -32,7 +33,7 @@ export class ChannelActivity {
   }) {
     this.#write = options.write;
     this.#onError = options.onError;
-    this.#intervalMs = options.intervalMs ?? 1000;
+    this.#intervalMs = options.intervalMs ?? DEFAULTS.internals.channelActivityIntervalMs;
     this.#now = options.now ?? (() => performance.now());
     this.#written = new LRUCache({ max: options.maxChannels ?? 50_000 });
   }

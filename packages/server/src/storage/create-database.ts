@@ -11,6 +11,7 @@ import { createPGliteDialect } from './pglite-dialect';
 import { PGliteWorkerClient } from './pglite-worker-client';
 import type { DatabaseSchema } from './schema';
 import { tracedDialect } from '../tracing/traced-dialect';
+import { DEFAULTS } from '../defaults';
 
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
@@ -123,7 +124,7 @@ function dialectFor(location: DatabaseLocation): {
   if (location.kind === 'postgres') {
     const pool = new pg.Pool({
       connectionString: location.url,
-      max: location.poolSize ?? 10,
+      max: location.poolSize ?? DEFAULTS.internals.databasePoolSize,
       // A database that accepts connections but never answers becomes a 503, not a hang.
       ...poolDeadlines(location.queryTimeoutMs),
     });
