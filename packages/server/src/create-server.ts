@@ -340,6 +340,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     embeddings: options.embeddings ?? embeddingsFromEnv(env),
     logger,
     sync: () => database.sync(),
+    exclusive: singleWriter,
   });
   const store = new MessageStore(database.db, {
     sync: () => database.sync(),

@@ -13,7 +13,8 @@ import { idempotencyKey } from '../http/idempotency-key';
 import { readJsonBody } from '../http/read-body';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
-import type { ReplyStream } from '../reply/parts/reply-stream';
+import { ReplyStream } from '../reply/parts/reply-stream';
+import type { MessageStore } from '../storage/message-store';
 import { approvalAnswers, uiChatRequestSchema, userText } from './ui-chat-schemas';
 import { UI_MESSAGE_STREAM_HEADER, followAsChunks } from './ui-message-chunks';
 
@@ -31,6 +32,45 @@ export interface UIChatContext {
   messaging: MessagingService;
   /** Interval of keep-alive comments on a stream (ms). */
   sseKeepAliveMs: number;
+  /** Where a resume on a process that does not run the reply finds it, once stored. */
+  store?: Pick<MessageStore, 'findReplyTo'>;
+}
+
+/** How long a resume on a process that does not run the chat's reply waits for it stored (ms). */
+export const UI_RESUME_FOLLOW_MS = 120_000;
+/** How often that resume looks for the reply stored (ms). */
+const UI_RESUME_POLL_MS = 100;
+
+/**
+ * The chat question whose reply may run in another process: the channel's newest message when it is a chat
+ * question younger than {@link UI_RESUME_FOLLOW_MS} with no reply stored yet; undefined otherwise.
+ */
+async function questionAwaitingReply(
+  context: UIChatContext,
+  channelId: string,
+): Promise<{ id: string; deadline: number } | undefined> {
+  const store = context.store;
+  if (!store) return undefined;
+  const [newest] = await context.messaging.history(channelId, { limit: 1 });
+  if (!newest || newest.source_type !== UI_CHAT_SOURCE) return undefined;
+  const deadline = Date.parse(newest.created_at) + UI_RESUME_FOLLOW_MS;
+  if (Date.now() >= deadline || (await store.findReplyTo(newest.id))) return undefined;
+  return { id: newest.id, deadline };
+}
+
+/** The reply to `questionId` once stored (polled until `deadline` or the client leaves). */
+async function storedReplyTo(
+  store: Pick<MessageStore, 'findReplyTo'>,
+  questionId: string,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<ReplyStream | undefined> {
+  while (!signal.aborted && Date.now() < deadline) {
+    const reply = await store.findReplyTo(questionId).catch(() => undefined);
+    if (reply) return ReplyStream.ofStored(reply);
+    await new Promise((resolve) => setTimeout(resolve, UI_RESUME_POLL_MS).unref());
+  }
+  return undefined;
 }
 
 /** A UUID (version 8) named by `text`: the same text, the same id, in every process. */
@@ -59,7 +99,8 @@ function findAgent(agents: AgentRegistry, agentId: string): AgentProfile {
  * - `POST /api/messaging/ui-chat/{agentId}`: the last message, a user's, is posted to the chat's channel through
  *   the one conversation entry and the reply answered as a UI message stream; or the last message, the agent's,
  *   carries the person's approval responses: they are decided and the rest of the reply is streamed.
- * - `GET /api/messaging/ui-chat/{agentId}/{chatId}/stream`: the chat's running reply from its start (resume), or
+ * - `GET /api/messaging/ui-chat/{agentId}/{chatId}/stream`: the chat's running reply from its start (resume; on a
+ *   process that does not run it, the reply replayed once stored), or
  *   204 when none runs.
  * Closing the connection does not cancel the reply (so that it can be resumed): cancel it by its id
  * (`X-Parley-Reply-Id`) through `POST /api/messaging/replies/{replyId}/cancel`.
@@ -97,6 +138,30 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
       options,
     );
     sse.signal.addEventListener('abort', stop, { once: true });
+    return sse.response;
+  };
+
+  /**
+   * A stream answered at once for a reply another process runs: its chunks once it is stored; an error chunk
+   * when it is not stored in time.
+   */
+  const followElsewhere = (channelId: string, question: { id: string; deadline: number }) => {
+    const sse = createSseStream(context.sseKeepAliveMs);
+    sse.response.headers.set(UI_MESSAGE_STREAM_HEADER, 'v1');
+    sse.response.headers.set(UI_CHANNEL_HEADER, channelId);
+    const end = () => {
+      sse.sendData('[DONE]');
+      sse.close();
+    };
+    void storedReplyTo(context.store!, question.id, question.deadline, sse.signal).then((reply) => {
+      if (sse.signal.aborted) return;
+      if (!reply) {
+        sse.sendData({ type: 'error', errorText: 'The reply was not stored in time to resume' });
+        return end();
+      }
+      const stop = followAsChunks(reply, { chunk: (chunk) => sse.sendData(chunk), end }, { live: false });
+      sse.signal.addEventListener('abort', stop, { once: true });
+    });
     return sse.response;
   };
 
@@ -168,8 +233,12 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
     const person = requestPerson(c);
     const channelId = chatChannel(agent.agentId, person ? `${person.entityId}:${chatId}` : chatId);
     const replyId = running.get(channelId);
-    if (replyId === undefined) return c.body(null, 204);
     await assertReadOnRequest(c, channelId);
+    if (replyId === undefined) {
+      // Behind a load balancer the reply may run in another process: replayed whole once it is stored.
+      const question = await questionAwaitingReply(context, channelId);
+      return question ? followElsewhere(channelId, question) : c.body(null, 204);
+    }
     const reply = await context.messaging.openReply(replyId).catch(() => undefined);
     if (!reply || reply.final) return c.body(null, 204);
     return streamOf(reply, { live: false });
