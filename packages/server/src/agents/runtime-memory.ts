@@ -104,7 +104,14 @@ export class RuntimeMemory {
   }
 
   async getMemories(params: GetMemoriesParams): Promise<ElizaMemory[]> {
-    const records = await this.memory.store.get({ ...params, agentId: this.agentId });
+    // elizaOS callers ask for "all" with a large count (plugin-knowledge: 10,000); the store answers at most
+    // 1,000 a call, so a larger count is clamped rather than refused, as elizaOS's adapters treat it as a limit.
+    const count = typeof params.count === 'number' && params.count > 1_000 ? 1_000 : params.count;
+    const records = await this.memory.store.get({
+      ...params,
+      ...(count === undefined ? {} : { count }),
+      agentId: this.agentId,
+    });
     return records.map(toMemory);
   }
 
@@ -128,7 +135,7 @@ export class RuntimeMemory {
       embedding: params.embedding,
       ...(params.query === undefined ? {} : { query: params.query }),
       ...(params.match_threshold === undefined ? {} : { threshold: params.match_threshold }),
-      ...(params.count === undefined ? {} : { count: params.count }),
+      ...(params.count === undefined ? {} : { count: Math.min(params.count, 200) }),
       ...(params.unique === undefined ? {} : { unique: params.unique }),
       ...(params.roomId === undefined ? {} : { roomId: params.roomId }),
       ...(params.worldId === undefined ? {} : { worldId: params.worldId }),
