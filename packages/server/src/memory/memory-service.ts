@@ -6,6 +6,7 @@ import type { DatabaseSchema } from '../storage/schema';
 import type { MemoryStore } from './memory-store';
 import type { Recaller } from './recall';
 import { SqlMemoryStore, type VectorSearch } from './sql-memory-store';
+import { VectorCache } from './vector-cache';
 
 /** The server's memory: the store, the embedder, and what each reply recalls. */
 export interface MemoryService {
@@ -33,6 +34,8 @@ export interface MemoryServiceOptions {
   embeddings: EmbeddingProvider;
   logger: Pick<Logger, 'info' | 'warn'>;
   sync?: () => Promise<void>;
+  /** Only this process writes the database (the embedded PGlite): the exact search keeps vectors in memory. */
+  exclusive?: boolean;
 }
 
 /** Largest length pgvector's HNSW index takes for `vector`. */
@@ -48,6 +51,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     model: () => embeddings.model,
     vectorSearch: () => vectorSearch,
     ...(options.sync ? { sync: options.sync } : {}),
+    ...(options.exclusive ? { cache: new VectorCache() } : {}),
   });
   return {
     store,

@@ -170,6 +170,29 @@ describe.each(kinds)('the memory store through the agent runtime, on $name', (ki
     },
   );
 
+  it.skipIf(kind.skip)('a search sees the writes made since the last search', async () => {
+    const test = await serve(await kind.create());
+    cleanups.push(() => test.database.dispose());
+    const runtime = runtimeOf(test);
+    const room = randomUUID();
+    await remember(runtime, FACTS, room);
+    const question = 'Ada rides a red bicycle to work';
+    const embedding = await embed(runtime, question);
+    const search = () => runtime.searchMemories({ tableName: 'facts', embedding, count: 1 });
+    expect((await search())[0]!.content.text).not.toBe(question);
+    const [id] = await remember(runtime, [question], room);
+    expect((await search())[0]!.id).toBe(id);
+    await runtime.updateMemory({
+      id: id!,
+      embedding: await embed(runtime, 'something else entirely'),
+    });
+    expect((await search())[0]!.id).not.toBe(id);
+    await runtime.updateMemory({ id: id!, embedding });
+    expect((await search())[0]!.id).toBe(id);
+    await runtime.deleteMemory(id!);
+    expect((await search())[0]!.id).not.toBe(id);
+  });
+
   it.skipIf(kind.skip)('refuses bad input with a clear BAD_REQUEST, storing nothing', async () => {
     const test = await serve(await kind.create());
     cleanups.push(() => test.database.dispose());
@@ -202,7 +225,7 @@ describe.each(kinds)('the memory store through the agent runtime, on $name', (ki
           runtime.searchMemories({
             tableName: 'facts',
             embedding: await embed(runtime, 'x'),
-            count: 100_000,
+            match_threshold: 5,
           }),
         )
       ).code,

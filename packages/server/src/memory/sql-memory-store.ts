@@ -3,6 +3,7 @@ import { ParleyError } from '@parley/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { wordsOf } from '../models/embeddings/hash-embeddings';
 import type { DatabaseSchema } from '../storage/schema';
+import { VectorCache, type CacheRow } from './vector-cache';
 import type {
   CachedEmbeddingQuery,
   MemoryFilter,
@@ -33,6 +34,11 @@ export interface SqlMemoryStoreOptions {
   model: () => string;
   vectorSearch: () => VectorSearch;
   sync?: () => Promise<void>;
+  /**
+   * The in-memory exact search, for a database only this process writes (the embedded PGlite); without it, the
+   * exact search is computed by the database.
+   */
+  cache?: VectorCache;
 }
 
 /** A memory found as similar as this or more is not unique (elizaOS's createMemory `unique` check). */
@@ -188,6 +194,7 @@ export class SqlMemoryStore implements MemoryStore {
     }
     const row = this.rowOf(memory, tableName, isUnique);
     if (memory.embedding) await this.recordModel(row.agent_id);
+    this.options.cache?.invalidate(row.agent_id, row.table_name);
     try {
       await this.db.insertInto('memories').values(row).execute();
     } catch (error) {
@@ -204,6 +211,7 @@ export class SqlMemoryStore implements MemoryStore {
     for (const agentId of new Set(rows.filter((row) => row.embedding).map((row) => row.agent_id))) {
       await this.recordModel(agentId);
     }
+    for (const row of rows) this.options.cache?.invalidate(row.agent_id, row.table_name);
     for (let start = 0; start < rows.length; start += INSERT_BATCH) {
       await this.db
         .insertInto('memories')
@@ -297,7 +305,7 @@ export class SqlMemoryStore implements MemoryStore {
     const pool = Math.max(count * 2, 20);
     const where = this.where(search);
     const byVector = embedding
-      ? await this.vectorHits(where, embedding, threshold, query ? pool : count)
+      ? await this.vectorHits(search, where, embedding, threshold, query ? pool : count)
       : [];
     if (!query) return byVector.map(toRecord);
     const byWords = await this.textHits(where, query, pool, embedding);
@@ -331,11 +339,16 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   private async vectorHits(
+    filter: MemoryFilter,
     where: RawBuilder<unknown>,
     embedding: readonly number[],
     threshold: number,
     limit: number,
   ): Promise<Row[]> {
+    const { cache } = this.options;
+    if (cache && this.options.vectorSearch() === 'exact') {
+      return this.cachedVectorHits(cache, filter, embedding, threshold, limit);
+    }
     const similarity = this.similarity(embedding);
     const order =
       this.options.vectorSearch() === 'pgvector'
@@ -348,6 +361,37 @@ export class SqlMemoryStore implements MemoryStore {
         ORDER BY ${order}, m.id LIMIT ${limit}
       ) hits WHERE similarity >= ${threshold} ORDER BY similarity DESC, id`.execute(this.db);
     return rows;
+  }
+
+  /** The exact search over the agent's table read once into memory (see {@link VectorCache}). */
+  private async cachedVectorHits(
+    cache: VectorCache,
+    filter: MemoryFilter,
+    embedding: readonly number[],
+    threshold: number,
+    limit: number,
+  ): Promise<Row[]> {
+    const agentId = checkUuid(filter.agentId, 'agentId');
+    const tableName = checkTableName(filter.tableName);
+    const key = VectorCache.key(agentId, tableName, embedding.length);
+    if (!cache.has(key)) {
+      const { rows } = await sql<CacheRow>`
+        SELECT id, room_id, entity_id, world_id, is_unique, embedding::text AS embedding FROM memories
+        WHERE agent_id = ${agentId} AND table_name = ${tableName}
+          AND dimensions = ${sql.raw(String(embedding.length))}`.execute(this.db);
+      cache.load(key, embedding.length, rows);
+    }
+    const top = cache.search(key, embedding, filter, threshold, limit);
+    if (top.length === 0) return [];
+    const { rows } = await sql<Row>`
+      SELECT ${this.columns(true)} FROM memories m
+      WHERE m.id = ANY(${top.map((hit) => hit.id)}::uuid[])`.execute(this.db);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    // A row deleted meanwhile (another request of this process) is left out.
+    return top.flatMap((hit) => {
+      const row = byId.get(hit.id);
+      return row ? [{ ...row, similarity: hit.similarity }] : [];
+    });
   }
 
   private async textHits(
@@ -378,6 +422,7 @@ export class SqlMemoryStore implements MemoryStore {
       set.metadata = sql`metadata || ${JSON.stringify(checkJson(patch.metadata, 'metadata'))}::jsonb`;
     }
     if (embedding) set.embedding = sql`${vectorLiteral(embedding)}::real[]`;
+    this.invalidate(agentId);
     let builder = this.db.updateTable('memories').set(set).where('id', '=', patch.id.toLowerCase());
     if (agentId !== undefined)
       builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
@@ -390,6 +435,7 @@ export class SqlMemoryStore implements MemoryStore {
 
   async delete(id: string, agentId?: string): Promise<boolean> {
     if (!isUuid(id)) return false;
+    this.invalidate(agentId);
     let builder = this.db.deleteFrom('memories').where('id', '=', id.toLowerCase());
     if (agentId !== undefined)
       builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
@@ -398,8 +444,15 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async deleteAll(filter: MemoryFilter): Promise<number> {
+    this.invalidate(filter.agentId);
     const result = await sql`DELETE FROM memories m WHERE ${this.where(filter)}`.execute(this.db);
     return Number(result.numAffectedRows ?? 0);
+  }
+
+  /** Drops the cached vectors a write may change (every agent's when the agent is not known). */
+  private invalidate(agentId: string | undefined): void {
+    if (agentId === undefined) this.options.cache?.clear();
+    else this.options.cache?.invalidate(agentId.toLowerCase());
   }
 
   async count(filter: MemoryFilter): Promise<number> {
