@@ -60,6 +60,10 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
     ],
   },
   {
+    title: 'Memory and long conversations',
+    settings: ['PROMPT_TOKEN_BUDGET', 'CONVERSATION_SUMMARY', 'FACT_EXTRACTION'],
+  },
+  {
     title: 'Webhooks',
     settings: ['WEBHOOK_RETRY_DELAYS', 'WEBHOOK_PRIVATE_TARGETS', 'WEBHOOK_TIMEOUT_MS'],
   },
