@@ -1,18 +1,16 @@
 import { ParleyError } from '@parley/core';
+import { assertSameEntity } from './guard';
+import { type Identity, isAdmin } from './identity';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
 
 /**
- * Who asks, as channel access needs it: the fields of the identity module's `Identity` it reads. `admin` sees
- * and does everything (and is what every request is when no auth is configured: today's behaviour); a `user`
- * or `guest` only what their channels allow.
+ * Who asks, as channel access needs it: the fields of `Identity` (identity.ts) it reads. `admin` sees and does
+ * everything (and is what every request is when no auth is configured: today's behaviour); a `user` or `guest`
+ * only what their channels allow.
  */
-export interface ChannelAsker {
-  kind: 'admin' | 'user' | 'guest';
-  entityId: string;
-  roles: ReadonlySet<string>;
-}
+export type ChannelAsker = Pick<Identity, 'kind' | 'entityId' | 'roles'>;
 
 /** The role that may decide any approval in a channel it can read. */
 export const APPROVER_ROLE = 'approver';
@@ -32,7 +30,7 @@ export class ChannelAccess {
 
   /** Whether `who` sees everything. */
   static isAdmin(who: ChannelAsker | undefined): boolean {
-    return who === undefined || who.kind === 'admin';
+    return isAdmin(who as Identity | undefined);
   }
 
   /** The entity whose channels a listing is limited to; undefined for an admin (all channels). */
@@ -133,7 +131,7 @@ export class ChannelAccess {
     await storageCall('channel members', () =>
       this.db
         .insertInto('channel_members')
-        .values({ channel_id: channelId, entity_id: entityId, role: 'member' })
+        .values({ channel_id: channelId, entity_id: entityId.toLowerCase(), role: 'member' })
         .onConflict((conflict) => conflict.columns(['channel_id', 'entity_id']).doNothing())
         .execute(),
     );
@@ -145,7 +143,7 @@ export class ChannelAccess {
       this.db
         .deleteFrom('channel_members')
         .where('channel_id', '=', channelId)
-        .where('entity_id', '=', entityId)
+        .where('entity_id', '=', entityId.toLowerCase())
         .execute(),
     );
   }
@@ -191,11 +189,7 @@ export function postingEntity<T extends string | undefined>(
   who: ChannelAsker | undefined,
   claimed: T,
 ): T | string {
-  if (ChannelAccess.isAdmin(who)) return claimed;
-  if (claimed !== undefined && claimed !== who!.entityId) {
-    throw new ParleyError('FORBIDDEN', 'You may post only as yourself');
-  }
-  return who!.entityId;
+  return assertSameEntity(who as Identity | undefined, claimed) as T | string;
 }
 
 /** Who asks, on a request: the identity the identity middleware set (none: no auth, an admin as today). */

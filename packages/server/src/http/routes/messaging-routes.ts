@@ -3,6 +3,7 @@ import {
   type SyncModeResponse,
   approvalDecisionSchema,
   agentMessageSchema,
+  isRecord,
   channelMessageRequestSchema,
   parseOrThrow,
   uuidSchema,
@@ -80,7 +81,14 @@ export function messagingRoutes(
       await access.assertPost(who, channelId);
       return postElizaMessage(c, messaging, channelId, raw);
     }
-    const body = parseOrThrow(channelMessageRequestSchema, raw, 'message');
+    // A signed-in person may leave out `entityId`: they speak as themselves.
+    const body = parseOrThrow(
+      channelMessageRequestSchema,
+      who && !ChannelAccess.isAdmin(who) && isRecord(raw) && raw.entityId === undefined
+        ? { ...raw, entityId: who.entityId }
+        : raw,
+      'message',
+    );
     const entityId = postingEntity(who, body.entityId) ?? body.entityId;
     await access.assertPost(who, channelId);
     const { message, reply } = await messaging.converse({
