@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import knowledgePlugin from '@elizaos/plugin-knowledge';
+import type { Plugin } from '@parley/plugin-sdk';
+import { createOpenAICompatibleModel } from '@parley/server';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@parley/server/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/start-server';
+
+/**
+ * `@elizaos/plugin-knowledge` 1.6.1 from npm, unchanged, on a real in-process Parley server whose embeddings come
+ * from the fake OpenAI-compatible server's `/v1/embeddings`: its routes answer (no 500), and a document uploaded
+ * through it is stored, embedded and found through its own search, on the runtime's memory members.
+ */
+
+let upstream: FakeOpenAIServer;
+let test: TestServer;
+let agentId: string;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAIServer({ reply: 'ok' });
+  test = await startServer({
+    rateLimit: false,
+    model: createOpenAICompatibleModel({ baseUrl: upstream.url, model: 'fake', timeoutMs: 30_000 }),
+    plugins: [knowledgePlugin as unknown as Plugin],
+    env: {
+      EMBEDDING_URL: upstream.url,
+      EMBEDDING_MODEL: 'fake-embed',
+      // The plugin's own configuration: its embeddings through the runtime (useModel TEXT_EMBEDDING).
+      EMBEDDING_PROVIDER: 'openai',
+      TEXT_EMBEDDING_MODEL: 'fake-embed',
+      OPENAI_API_KEY: 'not-used',
+      OPENAI_BASE_URL: upstream.url,
+      LOAD_DOCS_ON_STARTUP: 'false',
+    },
+  });
+  agentId = test.server.agents.defaultAgent.agentId;
+}, 120_000);
+
+afterAll(async () => {
+  await test?.[Symbol.asyncDispose]();
+  await upstream?.close();
+});
+
+describe('@elizaos/plugin-knowledge 1.6.1, unchanged', () => {
+  it('answers GET /documents, /knowledges, /search and /graph/nodes without a 500', async () => {
+    for (const path of ['/documents', '/knowledges', '/search', '/graph/nodes']) {
+      const query = new URLSearchParams({
+        agentId,
+        ...(path === '/search' ? { q: 'anything' } : {}),
+      });
+      const response = await fetch(`${test.url}${path}?${query.toString()}`);
+      expect(response.status, path).toBe(200);
+      expect(((await response.json()) as { success: boolean }).success, path).toBe(true);
+    }
+  });
+
+  it('stores a document uploaded through it, embedded by /v1/embeddings, and finds it through its search', async () => {
+    const embeddingsBefore = upstream.embeddingRequests;
+    const form = new FormData();
+    const fact = `The wifi password of the Lisbon office is TEAL-${randomUUID().slice(0, 4)}.`;
+    form.append('files', new Blob([fact], { type: 'text/plain' }), 'handbook.txt');
+    form.append('agentId', agentId);
+    const uploaded = await fetch(`${test.url}/documents?agentId=${agentId}`, {
+      method: 'POST',
+      body: form,
+    });
+    expect(uploaded.status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(
+            `${test.url}/search?q=wifi%20password&threshold=0&agentId=${agentId}`,
+          );
+          return JSON.stringify(await response.json());
+        },
+        { timeout: 30_000 },
+      )
+      .toContain(fact);
+    expect(upstream.embeddingRequests).toBeGreaterThan(embeddingsBefore);
+    const listed = await fetch(`${test.url}/documents?agentId=${agentId}`);
+    expect(JSON.stringify(await listed.json())).toContain('handbook.txt');
+  });
+});
