@@ -196,7 +196,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     settings,
     async resolve(credential) {
       if (credential === undefined || credential === '') {
-        throw new AuthError('A bearer token or x-api-key is required', 'missing');
+        throw new AuthError('An access token (Authorization header) or the x-api-key header is required', 'missing');
       }
       if (operatorToken && safeEqual(credential, operatorToken)) return OPERATOR;
       if (!looksLikeJwt(credential)) throw new AuthError('Invalid token', 'invalid');
