@@ -36,6 +36,20 @@ export function wholeNumber(fallback: number, min: number, max = Number.MAX_SAFE
   );
 }
 
+/** A whole number within `min`..`max`, or unset. */
+export function optionalWholeNumber(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    unset,
+    z.coerce
+      .number({ error: message })
+      .int({ error: message })
+      .min(min, { error: message })
+      .max(max, { error: message })
+      .optional(),
+  );
+}
+
 function caseOf(values: readonly string[]) {
   const lower = new Map(values.map((value) => [value.toLowerCase(), value]));
   return (value: unknown) => {

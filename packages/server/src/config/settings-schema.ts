@@ -10,6 +10,7 @@ import {
   oneOf,
   optionalOneOf,
   list,
+  optionalWholeNumber,
   text,
   textWithDefault,
   urlOf,
@@ -143,6 +144,13 @@ export const serverSettingsSchema = z.object({
   ),
   /** Facts about the speaker remembered after replies (docs/memory.md). */
   FACT_EXTRACTION: oneOf(['rules', 'model', 'off'], DEFAULTS.facts.extraction),
+  /** Embeddings (docs/memory.md, "Embeddings"): unset `EMBEDDING_MODEL` is the offline embedder. Read by `embeddingsFromEnv`. */
+  EMBEDDING_MODEL: text(),
+  EMBEDDING_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
+  EMBEDDING_API_KEY: text(),
+  EMBEDDING_DIMENSIONS: optionalWholeNumber(1, 16_000),
+  EMBEDDING_TIMEOUT_MS: optionalWholeNumber(1, 600_000),
+  EMBEDDING_BATCH_SIZE: optionalWholeNumber(1, 2_048),
   /** Knowledge's bounds (docs/memory.md, "Knowledge"): a document's bytes, documents per agent, files per upload. */
   KNOWLEDGE_MAX_DOCUMENT_BYTES: wholeNumber(DEFAULTS.knowledge.maxDocumentBytes, 1, 100 * 1024 * 1024),
   KNOWLEDGE_MAX_DOCUMENTS: wholeNumber(DEFAULTS.knowledge.maxDocumentsPerAgent, 1, 1_000_000),
@@ -176,6 +184,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'SERVER_AUTH_TOKEN',
   'AUTH_JWT_SECRET',
+  'EMBEDDING_API_KEY',
   'OPENAI_API_KEY',
   'WALLET_SECRET_SALT',
   'WEBHOOK_API_KEY',
@@ -197,5 +206,6 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(modelSettingsSchema.shape),
   ...Object.keys(teeSettingsSchema.shape),
   ...Object.keys(guardSettingsSchema.shape),
+  ...Object.keys(authSettingsSchema.shape),
   ...PLUGIN_SETTINGS,
 ];
