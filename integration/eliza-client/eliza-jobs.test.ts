@@ -130,7 +130,9 @@ describe('@elizaos/api-client 1.7.2: jobs', () => {
     expect(
       health.statusCounts.completed + health.statusCounts.processing + health.statusCounts.timeout,
     ).toBe(health.totalJobs);
-    expect(health.metrics.successRate).toBeCloseTo(health.statusCounts.completed / health.totalJobs);
+    expect(health.metrics.successRate).toBeCloseTo(
+      health.statusCounts.completed / health.totalJobs,
+    );
   });
 
   it('jobs.list and jobs.health refuse bad queries and callers without the key', async () => {

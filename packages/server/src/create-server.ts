@@ -575,7 +575,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   app.route('/', agentRoutes(agentManager));
   app.route(
     '/',
-    knowledgeRoutes(knowledge.service, async (agentId) => void (await agentManager.details(agentId))),
+    knowledgeRoutes(
+      knowledge.service,
+      async (agentId) => void (await agentManager.details(agentId)),
+    ),
   );
   app.route('/', teeRoutes(tee));
   const channels = new ChannelService({

@@ -54,8 +54,7 @@ export async function postElizaMessage(
   const { message } = await messaging.converse({
     channelId,
     text: post.content,
-    entityId:
-      postingEntity(askerOf(c), post.author_id ?? post.authorId) ?? ELIZA_DEFAULT_AUTHOR,
+    entityId: postingEntity(askerOf(c), post.author_id ?? post.authorId) ?? ELIZA_DEFAULT_AUTHOR,
     ...(typeof displayName === 'string' && displayName.trim() !== ''
       ? { senderName: displayName.slice(0, 256) }
       : {}),

@@ -152,10 +152,18 @@ export const serverSettingsSchema = z.object({
   EMBEDDING_TIMEOUT_MS: optionalWholeNumber(1, 600_000),
   EMBEDDING_BATCH_SIZE: optionalWholeNumber(1, 2_048),
   /** Knowledge's bounds (docs/memory.md, "Knowledge"): a document's bytes, documents per agent, files per upload. */
-  KNOWLEDGE_MAX_DOCUMENT_BYTES: wholeNumber(DEFAULTS.knowledge.maxDocumentBytes, 1, 100 * 1024 * 1024),
+  KNOWLEDGE_MAX_DOCUMENT_BYTES: wholeNumber(
+    DEFAULTS.knowledge.maxDocumentBytes,
+    1,
+    100 * 1024 * 1024,
+  ),
   KNOWLEDGE_MAX_DOCUMENTS: wholeNumber(DEFAULTS.knowledge.maxDocumentsPerAgent, 1, 1_000_000),
   KNOWLEDGE_MAX_FILES_PER_REQUEST: wholeNumber(DEFAULTS.knowledge.maxFilesPerRequest, 1, 100),
-  KNOWLEDGE_MAX_FRAGMENTS_PER_DOCUMENT: wholeNumber(DEFAULTS.knowledge.maxFragmentsPerDocument, 1, 100_000),
+  KNOWLEDGE_MAX_FRAGMENTS_PER_DOCUMENT: wholeNumber(
+    DEFAULTS.knowledge.maxFragmentsPerDocument,
+    1,
+    100_000,
+  ),
   /** Estimated tokens of knowledge one prompt carries. */
   KNOWLEDGE_RECALL_TOKENS: wholeNumber(DEFAULTS.knowledge.recallTokens, 50, 1_000_000),
   /** The folder a character's `{path}`/`{directory}` knowledge is read from; nothing outside it is read. */

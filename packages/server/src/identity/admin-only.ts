@@ -12,7 +12,10 @@ const ADMIN_ONLY: readonly { pattern: RegExp; methods?: ReadonlySet<string> }[] 
   { pattern: /^\/api\/agents\/?$/, methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']) },
   { pattern: /^\/api\/agents\/[^/]+\/?$/, methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']) },
   { pattern: /^\/api\/agents\/[^/]+\/(start|stop)\/?$/ },
-  { pattern: /^\/api\/agents\/[^/]+\/knowledge(\/|$)/, methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']) },
+  {
+    pattern: /^\/api\/agents\/[^/]+\/knowledge(\/|$)/,
+    methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']),
+  },
   { pattern: /^\/api\/agents\/[^/]+\/memories(\/|$)/ },
   { pattern: /^\/api\/memory(\/|$)/ },
   { pattern: /^\/api\/webhooks(\/|$)/ },
@@ -29,7 +32,8 @@ export function isAdminOnly(method: string, path: string): boolean {
 /** hono middleware: FORBIDDEN on an admin-only endpoint unless the request's identity is an admin. */
 export function adminOnlyGuard(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (isAdminOnly(c.req.method, c.req.path)) requireAdmin(c.get('identity'), `${c.req.method} ${c.req.path}`);
+    if (isAdminOnly(c.req.method, c.req.path))
+      requireAdmin(c.get('identity'), `${c.req.method} ${c.req.path}`);
     await next();
   };
 }

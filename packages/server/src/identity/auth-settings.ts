@@ -44,6 +44,9 @@ export type AuthSettings = z.infer<typeof authSettingsSchema>;
 /** Whether any identity setting is on: then requests carry identities rather than only the server token. */
 export function authConfigured(settings: AuthSettings): boolean {
   return Boolean(
-    settings.AUTH_ISSUER || settings.AUTH_JWKS_URL || settings.AUTH_JWT_SECRET || settings.AUTH_ANONYMOUS,
+    settings.AUTH_ISSUER ||
+    settings.AUTH_JWKS_URL ||
+    settings.AUTH_JWT_SECRET ||
+    settings.AUTH_ANONYMOUS,
   );
 }

@@ -25,16 +25,24 @@ export function requireRole(identity: Identity | undefined, role: string): void 
  * The entity a request acts as: the identity's own; a claimed `entityId`/`author_id` naming someone else is
  * FORBIDDEN (an admin may name anyone, as today).
  */
-export function assertSameEntity(identity: Identity | undefined, claimed: string | undefined): string | undefined {
+export function assertSameEntity(
+  identity: Identity | undefined,
+  claimed: string | undefined,
+): string | undefined {
   if (isAdmin(identity)) return claimed;
   if (claimed !== undefined && claimed.toLowerCase() !== identity!.entityId) {
-    throw new ParleyError('FORBIDDEN', 'You may act only as yourself: the entity id names someone else');
+    throw new ParleyError(
+      'FORBIDDEN',
+      'You may act only as yourself: the entity id names someone else',
+    );
   }
   return identity!.entityId;
 }
 
 /** The `WWW-Authenticate` value of a 401 (RFC 6750), naming the protected-resource metadata when known. */
-export function bearerChallenge(options: { error?: string; resourceMetadata?: string } = {}): string {
+export function bearerChallenge(
+  options: { error?: string; resourceMetadata?: string } = {},
+): string {
   const parts = [`realm="${AUTH_REALM}"`];
   if (options.error) parts.push(`error="${options.error}"`);
   if (options.resourceMetadata) parts.push(`resource_metadata="${options.resourceMetadata}"`);

@@ -3,7 +3,13 @@ import { SignJWT, base64url } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { entityIdOf } from './identity';
-import { startTestIssuer, TEST_RESOURCE, type TestIssuer, type TestKey, testKey } from './testing/oidc-issuer';
+import {
+  startTestIssuer,
+  TEST_RESOURCE,
+  type TestIssuer,
+  type TestKey,
+  testKey,
+} from './testing/oidc-issuer';
 
 /**
  * Identities from a real OIDC issuer (`oidc-provider` on a free port), attacked from outside through HTTP:
@@ -51,9 +57,20 @@ const send = (method: string, path: string, body: unknown, token: string) =>
   });
 
 /** A token signed by `key` with the issuer's usual claims, `claims` overriding them. */
-function forged(key: TestKey, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
+function forged(
+  key: TestKey,
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+) {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: issuer.issuer, aud: TEST_RESOURCE, sub: 'alice', iat: now, exp: now + 300, ...claims })
+  return new SignJWT({
+    iss: issuer.issuer,
+    aud: TEST_RESOURCE,
+    sub: 'alice',
+    iat: now,
+    exp: now + 300,
+    ...claims,
+  })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt', ...header })
     .sign(key.privateKey);
 }
@@ -61,7 +78,11 @@ function forged(key: TestKey, claims: Record<string, unknown> = {}, header: Reco
 async function expectRefused(response: Response, reason: RegExp) {
   expect(response.status).toBe(401);
   expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="parley"/);
-  const body = (await response.json()) as { success: boolean; data?: unknown; error: { message: string } };
+  const body = (await response.json()) as {
+    success: boolean;
+    data?: unknown;
+    error: { message: string };
+  };
   expect(body.success).toBe(false);
   expect(body.data).toBeUndefined();
   expect(body.error.message).toMatch(reason);
@@ -70,19 +91,26 @@ async function expectRefused(response: Response, reason: RegExp) {
 describe('identities from an OIDC issuer', () => {
   it("makes the token's subject the person: a stable entity id from issuer and sub, the name from a claim", async () => {
     const token = await issuer.token('alice');
-    const me = (await (await get('/api/auth/me', token)).json()) as { data: Record<string, unknown> };
+    const me = (await (await get('/api/auth/me', token)).json()) as {
+      data: Record<string, unknown>;
+    };
     expect(me.data).toMatchObject({
       kind: 'user',
       entityId: entityIdOf(issuer.issuer, 'alice'),
       name: 'Alice',
       roles: ['user'],
     });
-    const again = (await (await get('/api/auth/me', await issuer.token('alice'))).json()) as typeof me;
+    const again = (await (
+      await get('/api/auth/me', await issuer.token('alice'))
+    ).json()) as typeof me;
     expect(again.data.entityId).toBe(me.data.entityId);
   });
 
   it('refuses a request with no credential with a Bearer challenge', async () => {
-    await expectRefused(await get('/api/messaging/channels'), /access token .* or the x-api-key header is required/);
+    await expectRefused(
+      await get('/api/messaging/channels'),
+      /access token .* or the x-api-key header is required/,
+    );
   });
 
   it('refuses expired, not-yet-valid, wrong-audience and wrong-issuer tokens signed with the real key', async () => {
@@ -106,12 +134,23 @@ describe('identities from an OIDC issuer', () => {
     const real = await issuer.token('alice');
     const [header, , signature] = real.split('.');
     const payload = base64url.encode(
-      JSON.stringify({ iss: issuer.issuer, aud: TEST_RESOURCE, sub: 'root', exp: 9_999_999_999, roles: ['platform-admin'] }),
+      JSON.stringify({
+        iss: issuer.issuer,
+        aud: TEST_RESOURCE,
+        sub: 'root',
+        exp: 9_999_999_999,
+        roles: ['platform-admin'],
+      }),
     );
     const none = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${payload}.`;
     const tampered = `${header}.${payload}.${signature}`;
     const unknownKey = await forged(stranger, { roles: ['platform-admin'] });
-    const hs = await new SignJWT({ iss: issuer.issuer, aud: TEST_RESOURCE, sub: 'root', roles: ['platform-admin'] })
+    const hs = await new SignJWT({
+      iss: issuer.issuer,
+      aud: TEST_RESOURCE,
+      sub: 'root',
+      roles: ['platform-admin'],
+    })
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode(OPERATOR_TOKEN));
@@ -133,7 +172,12 @@ describe('identities from an OIDC issuer', () => {
       send('DELETE', `/api/agents/${agentId}`, {}, token),
       send('POST', `/api/agents/${agentId}/stop`, {}, token),
       get('/api/webhooks', token),
-      send('POST', '/api/webhooks', { url: 'https://example.com/hook', events: ['message.created'] }, token),
+      send(
+        'POST',
+        '/api/webhooks',
+        { url: 'https://example.com/hook', events: ['message.created'] },
+        token,
+      ),
       get('/api/audit', token),
       get(`/api/memory/${agentId}/memories`, token),
       get(`/api/agents/${agentId}/memories`, token),
@@ -147,14 +191,16 @@ describe('identities from an OIDC issuer', () => {
     expect((await get('/api/agents', token)).status).toBe(200);
   });
 
-  it("lets the operator token and an admin role through the admin doors", async () => {
+  it('lets the operator token and an admin role through the admin doors', async () => {
     const [operator, admin] = await Promise.all([
       fetch(`${server.url}/api/webhooks`, { headers: { 'x-api-key': OPERATOR_TOKEN } }),
       get('/api/webhooks', await issuer.token('root')),
     ]);
     expect(operator.status).toBe(200);
     expect(admin.status).toBe(200);
-    const me = (await (await fetch(`${server.url}/api/auth/me`, { headers: { 'x-api-key': OPERATOR_TOKEN } })).json()) as {
+    const me = (await (
+      await fetch(`${server.url}/api/auth/me`, { headers: { 'x-api-key': OPERATOR_TOKEN } })
+    ).json()) as {
       data: { kind: string };
     };
     expect(me.data.kind).toBe('admin');
@@ -188,7 +234,10 @@ describe('identities from an OIDC issuer', () => {
   it('answers /mcp without a token with a challenge naming its protected-resource metadata, which names the issuer', async () => {
     const response = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
@@ -196,7 +245,10 @@ describe('identities from an OIDC issuer', () => {
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
     expect(metadataUrl).toBe(`${server.url}/.well-known/oauth-protected-resource/mcp`);
     const metadata = (await (await fetch(metadataUrl!)).json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ resource: `${server.url}/mcp`, authorization_servers: [issuer.issuer] });
+    expect(metadata).toMatchObject({
+      resource: `${server.url}/mcp`,
+      authorization_servers: [issuer.issuer],
+    });
   });
 
   // Last: it changes the issuer's keys for good.
@@ -206,7 +258,12 @@ describe('identities from an OIDC issuer', () => {
     issuer.rotate([await testKey('key-two')]);
     const after = await issuer.token('alice');
     // The JWKS is refetched for an unknown kid at most once per cooldown (1 s here): wait for it, not a timer.
-    await expect.poll(async () => (await get('/api/auth/me', after)).status, { timeout: 30_000, interval: 250 }).toBe(200);
+    await expect
+      .poll(async () => (await get('/api/auth/me', after)).status, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe(200);
     await expectRefused(await get('/api/auth/me', before), /key the issuer does not hold/);
   }, 60_000);
 });
@@ -218,12 +275,17 @@ describe('guests (AUTH_ANONYMOUS)', () => {
     expect(issued.status).toBe(201);
     const { data } = (await issued.json()) as { data: { token: string; entityId: string } };
     const me = (await (
-      await fetch(`${guests.url}/api/auth/me`, { headers: { authorization: `Bearer ${data.token}` } })
+      await fetch(`${guests.url}/api/auth/me`, {
+        headers: { authorization: `Bearer ${data.token}` },
+      })
     ).json()) as { data: { kind: string; entityId: string } };
     expect(me.data).toMatchObject({ kind: 'guest', entityId: data.entityId });
 
     const [header, payload, signature] = data.token.split('.');
-    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload!))) as Record<string, unknown>;
+    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload!))) as Record<
+      string,
+      unknown
+    >;
     const otherSub = base64url.encode(JSON.stringify({ ...claims, sub: randomUUID() }));
     const selfMade = await new SignJWT({ sub: randomUUID() })
       .setProtectedHeader({ alg: 'HS256' })
@@ -231,9 +293,17 @@ describe('guests (AUTH_ANONYMOUS)', () => {
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode('guess-the-server-secret-guess-the-server-secret'));
     for (const token of [`${header}.${otherSub}.${signature}`, selfMade]) {
-      const response = await fetch(`${guests.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${guests.url}/api/auth/me`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(response.status).toBe(401);
     }
-    expect((await fetch(`${guests.url}/api/webhooks`, { headers: { authorization: `Bearer ${data.token}` } })).status).toBe(403);
+    expect(
+      (
+        await fetch(`${guests.url}/api/webhooks`, {
+          headers: { authorization: `Bearer ${data.token}` },
+        })
+      ).status,
+    ).toBe(403);
   });
 });

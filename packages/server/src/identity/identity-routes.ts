@@ -42,7 +42,12 @@ export function identityGuards(
 
 /** Paths outside the built-in prefixes that the identity guards also cover. */
 export function isIdentityGuardedPath(path: string): boolean {
-  return path === '/api/auth' || path.startsWith('/api/auth/') || path === '/api/audit' || path.startsWith('/api/audit/');
+  return (
+    path === '/api/auth' ||
+    path.startsWith('/api/auth/') ||
+    path === '/api/audit' ||
+    path.startsWith('/api/audit/')
+  );
 }
 
 /**
@@ -56,7 +61,10 @@ export function identityRoutes(
   const routes = new Hono<AppEnv>();
   routes.post(GUEST_PATH, async (c) => {
     const { token, identity, expiresAt } = await resolver.issueGuest();
-    return c.json(success({ token, tokenType: 'Bearer', expiresAt, entityId: identity.entityId }), 201);
+    return c.json(
+      success({ token, tokenType: 'Bearer', expiresAt, entityId: identity.entityId }),
+      201,
+    );
   });
   routes.get('/api/auth/me', (c) => {
     const identity = c.get('identity');

@@ -5,8 +5,18 @@ import { createIdentityResolver, type IdentityResolver } from './resolve-identit
 export * from './identity';
 export * from './guard';
 export { authSettingsSchema, authConfigured, type AuthSettings } from './auth-settings';
-export { createIdentityResolver, type IdentityResolver, AuthError, GUEST_ISSUER } from './resolve-identity';
-export { identityRoutes, resourceMetadataUrl, GUEST_PATH, RESOURCE_METADATA_PATH } from './identity-routes';
+export {
+  createIdentityResolver,
+  type IdentityResolver,
+  AuthError,
+  GUEST_ISSUER,
+} from './resolve-identity';
+export {
+  identityRoutes,
+  resourceMetadataUrl,
+  GUEST_PATH,
+  RESOURCE_METADATA_PATH,
+} from './identity-routes';
 export { isAdminOnly } from './admin-only';
 
 /** The resolver the `AUTH_*` settings in `env` describe (none set: not configured, today's behaviour). */

@@ -60,13 +60,18 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
   const { settings, operatorToken } = options;
   const skew = settings.AUTH_CLOCK_SKEW_SECONDS;
   const audience = settings.AUTH_AUDIENCE.length > 0 ? settings.AUTH_AUDIENCE : undefined;
-  const adminRoles = new Set(settings.AUTH_ADMIN_ROLES.length ? settings.AUTH_ADMIN_ROLES : ['admin']);
+  const adminRoles = new Set(
+    settings.AUTH_ADMIN_ROLES.length ? settings.AUTH_ADMIN_ROLES : ['admin'],
+  );
   const approverRoles = new Set(
     settings.AUTH_APPROVER_ROLES.length ? settings.AUTH_APPROVER_ROLES : ['approver'],
   );
   const secret = settings.AUTH_JWT_SECRET;
   if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
-    throw new ParleyError('BAD_REQUEST', `AUTH_JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
+    throw new ParleyError(
+      'BAD_REQUEST',
+      `AUTH_JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`,
+    );
   }
   const secretKey = secret === undefined ? undefined : new TextEncoder().encode(secret);
   // Guest tokens are signed with their own key: the shared secret when there is one (a restart keeps guests),
@@ -87,7 +92,8 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
         const response = await fetchImpl(discovery, { signal: AbortSignal.timeout(10_000) });
         if (!response.ok) throw new Error(`OIDC discovery answered ${response.status}`);
         const document = (await response.json()) as { jwks_uri?: unknown };
-        if (typeof document.jwks_uri !== 'string') throw new Error('OIDC discovery names no jwks_uri');
+        if (typeof document.jwks_uri !== 'string')
+          throw new Error('OIDC discovery names no jwks_uri');
         url = document.jwks_uri;
       }
       return createRemoteJWKSet(new URL(url!), {
@@ -196,7 +202,10 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     settings,
     async resolve(credential) {
       if (credential === undefined || credential === '') {
-        throw new AuthError('An access token (Authorization header) or the x-api-key header is required', 'missing');
+        throw new AuthError(
+          'An access token (Authorization header) or the x-api-key header is required',
+          'missing',
+        );
       }
       if (operatorToken && safeEqual(credential, operatorToken)) return OPERATOR;
       if (!looksLikeJwt(credential)) throw new AuthError('Invalid token', 'invalid');
@@ -249,8 +258,10 @@ function refusal(error: unknown): string {
     return `The token's ${error.claim} claim is not accepted (${error.reason})`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
-  if (error instanceof errors.JWKSNoMatchingKey) return 'The token was signed with a key the issuer does not hold';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "The token's signature is invalid";
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return 'The token was signed with a key the issuer does not hold';
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return "The token's signature is invalid";
   if (error instanceof errors.JWKSTimeout || error instanceof TypeError) {
     return 'The identity provider could not be reached to verify the token';
   }

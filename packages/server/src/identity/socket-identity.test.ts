@@ -34,7 +34,11 @@ function handshake(url: string, auth: Record<string, string> | undefined): Promi
 describe('socket handshake with auth configured', () => {
   let test: TestServer;
   beforeAll(async () => {
-    test = await startTestServer({ authToken: OPERATOR_TOKEN, rateLimit: false, env: { AUTH_JWT_SECRET: SECRET } });
+    test = await startTestServer({
+      authToken: OPERATOR_TOKEN,
+      rateLimit: false,
+      env: { AUTH_JWT_SECRET: SECRET },
+    });
   }, 60_000);
   afterAll(async () => {
     await test?.[Symbol.asyncDispose]();
@@ -69,12 +73,19 @@ describe('socket handshake with auth configured', () => {
   it('accepts a valid token as that person and the operator token as admin', async () => {
     const token = await sign(SECRET, '10m', 'carol');
     const carol = await connectClient(test.url, 'websocket', { auth: { token } });
-    const operator = await connectClient(test.url, 'websocket', { auth: { apiKey: OPERATOR_TOKEN } });
+    const operator = await connectClient(test.url, 'websocket', {
+      auth: { apiKey: OPERATOR_TOKEN },
+    });
     try {
       const sockets = await test.server.io.fetchSockets();
-      const identities = sockets.map((s) => (s.data as { identity?: { kind: string; entityId: string } }).identity);
+      const identities = sockets.map(
+        (s) => (s.data as { identity?: { kind: string; entityId: string } }).identity,
+      );
       expect(identities).toContainEqual(
-        expect.objectContaining({ kind: 'user', entityId: entityIdOf('urn:parley:shared-secret', 'carol') }),
+        expect.objectContaining({
+          kind: 'user',
+          entityId: entityIdOf('urn:parley:shared-secret', 'carol'),
+        }),
       );
       expect(identities).toContainEqual(expect.objectContaining({ kind: 'admin' }));
     } finally {

@@ -136,7 +136,8 @@ export async function startConversation(
   if (text.trim() === '') {
     throw openAIError('BAD_REQUEST', 'The last user message has no text', 'messages');
   }
-  const entityId = request.person?.entityId ?? namedUuid(`parley:openai-user:${request.user ?? ''}`);
+  const entityId =
+    request.person?.entityId ?? namedUuid(`parley:openai-user:${request.user ?? ''}`);
   // A person's named conversations are theirs: another person naming the same one gets another channel.
   const channelId = channelOf(
     request.person && request.conversation !== undefined

@@ -119,7 +119,11 @@ export function createSocketServer(options: SocketServerOptions): ParleySocketSe
           next();
         },
         (error: unknown) =>
-          next(new Error(`Unauthorized: ${error instanceof Error ? error.message : 'invalid credential'}`)),
+          next(
+            new Error(
+              `Unauthorized: ${error instanceof Error ? error.message : 'invalid credential'}`,
+            ),
+          ),
       );
     });
   } else if (authToken) {

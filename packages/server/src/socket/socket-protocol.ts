@@ -241,16 +241,16 @@ export function serveSocketProtocol(
         .assertDecide(socketAskerOf(socket), replyId)
         .then(() => messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId))
         .then(
-        (decided) =>
-          ackOf(ack)?.({
-            status: 'ok',
-            roomId,
-            replyId,
-            toolCallId: decided.toolCallId,
-            decision: decided.status,
-          }),
-        (error: unknown) => fail(socket, error, ack),
-      );
+          (decided) =>
+            ackOf(ack)?.({
+              status: 'ok',
+              roomId,
+              replyId,
+              toolCallId: decided.toolCallId,
+              decision: decided.status,
+            }),
+          (error: unknown) => fail(socket, error, ack),
+        );
     } catch (error) {
       fail(socket, error, ack);
     }

@@ -70,7 +70,9 @@ export async function listJobs(
   const result = await storageCall('jobs query', () => query.execute(db));
   if (result.rows.length === 0) {
     const counts = await storageCall('jobs query', () =>
-      sql<{ total: string }>`${windowed(options.now)} select count(*) as total from jobs`.execute(db),
+      sql<{ total: string }>`${windowed(options.now)} select count(*) as total from jobs`.execute(
+        db,
+      ),
     );
     return { rows: [], total: Number(counts.rows[0]?.total ?? 0), filtered: 0 };
   }

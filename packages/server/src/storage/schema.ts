@@ -190,10 +190,7 @@ export interface AttachmentTable {
 
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema
-  extends WebhookTables,
-    SummaryTables,
-    MemoryTables,
-    ChannelMemberTables {
+  extends WebhookTables, SummaryTables, MemoryTables, ChannelMemberTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;

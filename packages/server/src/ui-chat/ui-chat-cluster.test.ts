@@ -86,7 +86,10 @@ const textParts = (message: UIMessage) =>
 
 describe('UI chat resume across processes', () => {
   it('a reply running on one process is resumed on the other, whole, once stored; then there is nothing to resume', async () => {
-    const [first, second] = [transportOf(urls[0]!, servers[0]!), transportOf(urls[1]!, servers[1]!)];
+    const [first, second] = [
+      transportOf(urls[0]!, servers[0]!),
+      transportOf(urls[1]!, servers[1]!),
+    ];
     const chatId = `chat-${randomUUID()}`;
     const leaving = new AbortController();
     const question = `question ${randomUUID()}`;

@@ -159,7 +159,11 @@ export function uiChatRoutes(context: UIChatContext): Hono<AppEnv> {
         sse.sendData({ type: 'error', errorText: 'The reply was not stored in time to resume' });
         return end();
       }
-      const stop = followAsChunks(reply, { chunk: (chunk) => sse.sendData(chunk), end }, { live: false });
+      const stop = followAsChunks(
+        reply,
+        { chunk: (chunk) => sse.sendData(chunk), end },
+        { live: false },
+      );
       sse.signal.addEventListener('abort', stop, { once: true });
     });
     return sse.response;

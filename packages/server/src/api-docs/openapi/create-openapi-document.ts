@@ -242,7 +242,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         name: 'a2a',
         description: 'The agents over A2A: agent cards and JSON-RPC (tasks).',
       },
-      { name: 'memory', description: 'What agents remember, and elizaOS\'s memory API.' },
+      { name: 'memory', description: "What agents remember, and elizaOS's memory API." },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],

@@ -22,7 +22,10 @@ export interface TestKey {
 
 /** A key pair for the issuer (RS256, ES256 or EdDSA). */
 export async function testKey(kid: string, alg: TestKey['alg'] = 'RS256'): Promise<TestKey> {
-  const { privateKey } = await generateKeyPair(alg, { extractable: true, crv: alg === 'EdDSA' ? 'Ed25519' : undefined });
+  const { privateKey } = await generateKeyPair(alg, {
+    extractable: true,
+    crv: alg === 'EdDSA' ? 'Ed25519' : undefined,
+  });
   return { kid, alg, privateKey, jwk: { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' } };
 }
 
@@ -91,10 +94,15 @@ export async function startTestIssuer(options: {
           'content-type': 'application/x-www-form-urlencoded',
           authorization: `Basic ${Buffer.from(`${person}:${person}-secret-for-tests`).toString('base64')}`,
         },
-        body: new URLSearchParams({ grant_type: 'client_credentials', resource: TEST_RESOURCE, scope: 'chat' }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          resource: TEST_RESOURCE,
+          scope: 'chat',
+        }),
       });
       const body = (await response.json()) as { access_token?: string };
-      if (!response.ok || !body.access_token) throw new Error(`issuer refused: ${JSON.stringify(body)}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`issuer refused: ${JSON.stringify(body)}`);
       return body.access_token;
     },
     rotate(keys) {

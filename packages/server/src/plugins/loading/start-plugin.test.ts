@@ -93,9 +93,7 @@ describe('plugins on the runtime', () => {
     const response = await app.request('/think');
     expect(response.status).toBe(500);
     const line = await waitForLine((entry) => entry.msg === 'plugin route failed');
-    expect(JSON.stringify(line.err)).toContain(
-      'plugin \\"needs-model\\" uses runtime.getCache',
-    );
+    expect(JSON.stringify(line.err)).toContain('plugin \\"needs-model\\" uses runtime.getCache');
   });
 
   it('starts without a service that fails, logs why, and warns about parts Parley does not use', async () => {
