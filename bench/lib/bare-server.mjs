@@ -9,7 +9,6 @@
 // what the database costs; beyond the durable one is what Parley adds.
 import { randomUUID } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { createDatabase } from '@parley/server/testing';
 import { Hono } from 'hono';
 import { Server } from 'socket.io';
 import { childConfig } from './child.mjs';
@@ -27,7 +26,8 @@ let io;
 
 const database =
   dataDir || databaseUrl
-    ? createDatabase(
+    ? // Imported only for the durable limit: the plain bare server's memory stays hono and socket.io alone.
+      (await import('@parley/server/testing')).createDatabase(
         databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir },
       )
     : undefined;
