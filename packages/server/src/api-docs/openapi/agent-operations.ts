@@ -1,7 +1,7 @@
 import { apiSuccessSchema, uuidSchema, type ErrorCode } from '@parley/core';
 import { z } from 'zod';
 import { createAgentBodySchema, updateAgentBodySchema } from '../../http/routes/agent-routes';
-import { createJobBodySchema } from '../../http/routes/job-routes';
+import { createJobBodySchema, listJobsQuerySchema } from '../../http/routes/job-routes';
 import { listRunsQuerySchema } from '../../http/routes/run-routes';
 import type { DocumentedOperation } from './built-in-operations';
 
@@ -189,6 +189,58 @@ export const AGENT_OPERATIONS: readonly DocumentedOperation[] = [
       },
     },
     errors: ['BAD_REQUEST', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    tag: 'messaging',
+    method: 'get',
+    path: '/api/messaging/jobs/health',
+    operationId: 'getJobsHealth',
+    summary: "Counts of the newest jobs by state (elizaOS's `jobs.health`)",
+    description:
+      'Read from the database over the newest `maxJobs` (10,000) jobs, so every process answers alike. Parley jobs ' +
+      'are never `pending` or `failed`: those counts are 0.',
+    responses: {
+      200: {
+        description: 'The counts and rates.',
+        json: apiSuccessSchema(
+          z.object({
+            healthy: z.boolean(),
+            timestamp: z.number(),
+            totalJobs: z.number(),
+            statusCounts: z.record(z.string(), z.number()),
+            metrics: z.record(z.string(), z.number()),
+            maxJobs: z.number(),
+          }),
+        ),
+      },
+    },
+    errors: ['UNAVAILABLE'],
+  },
+  {
+    ...agents,
+    tag: 'messaging',
+    method: 'get',
+    path: '/api/messaging/jobs',
+    operationId: 'listJobs',
+    summary: "The newest jobs (elizaOS's `jobs.list`)",
+    description:
+      'Newest first, `limit` default 50 and clamped to 100, optionally of one `status`. Read from the database: ' +
+      'every process answers alike.',
+    query: listJobsQuerySchema,
+    responses: {
+      200: {
+        description: 'The jobs (each as `GET /api/messaging/jobs/{jobId}` answers it) and counts.',
+        json: apiSuccessSchema(
+          z.object({
+            jobs: z.array(z.record(z.string(), z.unknown())),
+            total: z.number(),
+            filtered: z.number(),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'UNAVAILABLE'],
   },
   {
     ...agents,
