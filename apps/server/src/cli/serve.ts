@@ -20,7 +20,6 @@ import { appVersion } from './version';
  * with one line naming the setting and its value.
  */
 export async function serve(argv: readonly string[]): Promise<void> {
-  let server: ParleyServer;
   let config: ParleyConfig | undefined;
   let tracing: StartedTracing | undefined;
   try {
@@ -35,7 +34,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     // Traces only when OTEL_TRACES_EXPORTER asks for them: off, nothing is started.
     tracing = await startTracing(config.env);
     // Given metrics, the server counts its requests, replies and queues into them.
-    server = createServer({
+    const server = createServer({
       ...options,
       logger,
       metrics,
@@ -45,6 +44,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     server.app.route('/', metricsRoutes(metrics, { authToken: config.authToken }));
     serveWebPage(server);
     const { url } = await server.start();
+    // Before the banner: whoever reads it may stop the server at once, and must find the handlers in place.
+    stopOnSignals(server, tracing);
     // Only the plugins some agent really has (a character's `plugins` narrows them): their routes are mounted.
     const plugins = [...new Set(server.agents.list().flatMap((agent) => pluginsFor(agent)))];
     const banner = {
@@ -78,7 +79,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`parley: ${describeStartupError(error, config)}\n`);
     process.exit(1);
   }
+}
 
+/** Stops `server` gracefully on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
+function stopOnSignals(server: ParleyServer, tracing: StartedTracing | undefined): void {
   const stop = (signal: string) => {
     server.logger.info(`${signal} received, stopping`);
     server
