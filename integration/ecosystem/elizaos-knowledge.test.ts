@@ -17,7 +17,17 @@ let test: TestServer;
 let agentId: string;
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAIServer({ reply: 'ok' });
+  upstream = await startFakeOpenAIServer({
+    // Asked about the office, the model asks for the plugin's dynamic KNOWLEDGE provider as elizaOS's template has
+    // it do (`<providers>`), then answers with what came back.
+    reply: (messages) => {
+      const read = messages.find((message) => message.role === 'tool');
+      if (read) return `From the handbook: ${String(read.content)}`;
+      return String(messages.at(-1)?.content).includes('office')
+        ? '<response><thought>look it up</thought><actions>REPLY</actions><providers>KNOWLEDGE</providers><text>Let me check.</text></response>'
+        : 'ok';
+    },
+  });
   test = await startServer({
     rateLimit: false,
     model: createOpenAICompatibleModel({ baseUrl: upstream.url, model: 'fake', timeoutMs: 30_000 }),
@@ -79,5 +89,43 @@ describe('@elizaos/plugin-knowledge 1.6.1, unchanged', () => {
     expect(upstream.embeddingRequests).toBeGreaterThan(embeddingsBefore);
     const listed = await fetch(`${test.url}/documents?agentId=${agentId}`);
     expect(JSON.stringify(await listed.json())).toContain('handbook.txt');
+  });
+
+  it('its dynamic KNOWLEDGE provider, asked for in <providers>, brings the fragment to the model', async () => {
+    const code = `AMBER-${randomUUID().slice(0, 6)}`;
+    const fact = `The door code of the Porto office is ${code}.`;
+    const form = new FormData();
+    form.append('files', new Blob([fact], { type: 'text/plain' }), 'porto.txt');
+    form.append('agentId', agentId);
+    const uploaded = await fetch(`${test.url}/documents?agentId=${agentId}`, {
+      method: 'POST',
+      body: form,
+    });
+    expect(uploaded.status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(
+            `${test.url}/search?q=door%20code%20Porto&threshold=0&agentId=${agentId}`,
+          );
+          return JSON.stringify(await response.json());
+        },
+        { timeout: 30_000 },
+      )
+      .toContain(code);
+    const answer = await fetch(`${test.url}/api/messaging/channels/${randomUUID()}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        text: 'What is the door code of the Porto office?',
+        entityId: randomUUID(),
+        mode: 'sync',
+      }),
+    });
+    const body = (await answer.json()) as {
+      agentResponse: { text: string; toolCalls?: { toolName: string }[] };
+    };
+    expect(body.agentResponse.toolCalls?.map((call) => call.toolName)).toEqual(['READ_CONTEXT']);
+    expect(body.agentResponse.text).toContain(code);
   });
 });

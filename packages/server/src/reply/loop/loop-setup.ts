@@ -8,6 +8,7 @@ import { toMemory } from '../../agents/to-memory';
 import type { RecallSource } from '../../memory/recall';
 import { runRecallers } from '../../memory/run-recallers';
 import { buildSystemPrompt } from './build-prompt';
+import { contextAction, READ_CONTEXT } from './context-action';
 import type { ToolRunContext } from '../tools/run-tool-call';
 import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
 import { offeredActions } from './offered-actions';
@@ -105,10 +106,17 @@ export async function prepareLoop(
     abilities && limits.maxSteps > 0
       ? await offeredActions(abilities, message, limits.providerTimeoutMs, logger)
       : [];
+  // Dynamic providers (elizaOS runs them when the model names them) are read through one more action.
+  const readContext =
+    abilities && limits.maxSteps > 0
+      ? contextAction(abilities, { timeoutMs: limits.providerTimeoutMs, logger, values })
+      : undefined;
+  if (readContext) actions.push(readContext);
   const secrets = [...secretsOf(agent.character), ...(context.serverSecrets ?? [])];
   const toolContext = (state: State, offered: readonly AgentAction[]): ToolRunContext => ({
     findAction: (name) => {
-      const action = abilities?.findAction(name);
+      const action =
+        readContext && name === READ_CONTEXT ? readContext : abilities?.findAction(name);
       return action && offered.includes(action) ? action : undefined;
     },
     message,

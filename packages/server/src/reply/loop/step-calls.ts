@@ -4,6 +4,7 @@ import { generateToolCallId } from '../../models/chat-completion-chunks';
 import type { ModelTool } from '../../models/model-provider';
 import type { ToolCallRequest } from '../tools/run-tool-call';
 import type { ModelStepResult } from './model-step';
+import { providersAsked, READ_CONTEXT } from './context-action';
 import { parseXmlParams } from './xml-params';
 
 /** Actions a model names in `<actions>` that are not calls. */
@@ -40,29 +41,51 @@ export function callsOf(
   offered: readonly AgentAction[],
   callsTools: boolean,
   index: number,
-  earlier: readonly { toolCallId: string }[] = [],
+  earlier: readonly { toolCallId: string; toolName?: string }[] = [],
 ): ToolCallRequest[] {
   if (step.toolCalls.length > 0) return normaliseCalls(step.toolCalls, earlier);
   if (callsTools && !isResponseDocument(step.raw)) return [];
-  const named = namedCalls(step.actions);
-  if (named.length === 0) return [];
+  // A response document's `<providers>` asks for context once per reply: a model trained on elizaOS's template
+  // may list them again in every answer.
+  const readContext = offered.find((entry) => entry.toolName === READ_CONTEXT);
+  const asked =
+    readContext && !earlier.some((call) => call.toolName === READ_CONTEXT)
+      ? providersAsked(step.raw, readContext)
+      : [];
+  const providerCalls: ToolCallRequest[] =
+    asked.length > 0
+      ? [
+          {
+            toolCallId: `call_${index}_providers`,
+            toolName: READ_CONTEXT,
+            input: { providers: asked },
+          },
+        ]
+      : [];
+  const named = namedCalls(step.actions).filter(
+    (name) => providerCalls.length === 0 || name.toUpperCase() !== READ_CONTEXT,
+  );
+  if (named.length === 0 && providerCalls.length === 0) return [];
   const params = parseXmlParams(step.raw);
   return normaliseCalls(
-    named.map((name, position) => {
-      const action = offered.find(
-        (entry) =>
-          entry.toolName.toUpperCase() === name.toUpperCase() ||
-          entry.action.name.toUpperCase() === name.toUpperCase(),
-      );
-      return {
-        toolCallId: `call_${index}_${position}`,
-        toolName: action?.toolName ?? name,
-        input:
-          params.get(name.toUpperCase()) ??
-          params.get(action?.action.name.toUpperCase() ?? '') ??
-          {},
-      };
-    }),
+    [
+      ...providerCalls,
+      ...named.map((name, position) => {
+        const action = offered.find(
+          (entry) =>
+            entry.toolName.toUpperCase() === name.toUpperCase() ||
+            entry.action.name.toUpperCase() === name.toUpperCase(),
+        );
+        return {
+          toolCallId: `call_${index}_${position}`,
+          toolName: action?.toolName ?? name,
+          input:
+            params.get(name.toUpperCase()) ??
+            params.get(action?.action.name.toUpperCase() ?? '') ??
+            {},
+        };
+      }),
+    ],
     earlier,
   );
 }
