@@ -78,3 +78,34 @@ describe('agent registry', () => {
     expect(() => agents.get('00000000-0000-0000-0000-000000000001')).toThrow(/Unknown agent/);
   });
 });
+
+describe("elizaOS's runtime.services", () => {
+  it('is the map getService reads: what a plugin registers there (as its own tests do) is found, through its view too', async () => {
+    const agent = runtime({}, {});
+    class Probe {
+      static serviceType = 'probe';
+      static start() {
+        return Promise.resolve(new Probe());
+      }
+      stopped = false;
+      stop() {
+        this.stopped = true;
+        return Promise.resolve();
+      }
+    }
+    await agent.registerService(Probe);
+    const started = agent.getService<Probe>('probe')!;
+    expect(started).toBeInstanceOf(Probe);
+    expect(agent.services.get('probe')).toEqual([started]);
+    // @elizaos/plugin-knowledge's suite: runtime.services.set(type, [service]) on the runtime it is given.
+    const view = createPluginRuntime(agent, 'knowledge');
+    const replaced = new Probe();
+    // Not in the SDK's type (plugins written for Parley use registerService), but there for elizaOS's plugins.
+    (view as unknown as ParleyAgentRuntime).services.set('probe', [replaced]);
+    expect(agent.getService('probe')).toBe(replaced);
+    expect(agent.hasService('probe')).toBe(true);
+    await agent.stopServices();
+    expect(replaced.stopped).toBe(true);
+    expect(agent.hasService('probe')).toBe(false);
+  });
+});

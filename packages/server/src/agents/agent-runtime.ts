@@ -130,6 +130,11 @@ export class ParleyAgentRuntime implements AgentRuntime {
     else target[key] = value;
   }
 
+  /** elizaOS's `runtime.services`: the running services by type (see {@link AgentServiceRegistry.services}). */
+  get services(): Map<string, PluginService[]> {
+    return this.#services.services;
+  }
+
   getService<Service = PluginService>(serviceType: string): Service | null {
     return this.#services.get(serviceType) as Service | null;
   }

@@ -2,14 +2,18 @@ import type { AgentRuntime, PluginService, PluginServiceClass } from '@parley/pl
 
 /** One agent's plugin services, by `serviceType`. */
 export class AgentServiceRegistry {
-  readonly #services = new Map<string, PluginService>();
+  /**
+   * The running services, by type, as elizaOS's `runtime.services` holds them (a list per type; the first is the
+   * one `getService` answers). Plugins' own test suites register instances in it directly.
+   */
+  readonly services = new Map<string, PluginService[]>();
 
   get(serviceType: string): PluginService | null {
-    return this.#services.get(serviceType) ?? null;
+    return this.services.get(serviceType)?.[0] ?? null;
   }
 
   has(serviceType: string): boolean {
-    return this.#services.has(serviceType);
+    return (this.services.get(serviceType)?.length ?? 0) > 0;
   }
 
   /**
@@ -23,19 +27,21 @@ export class AgentServiceRegistry {
     if (typeof type !== 'string' || typeof service.start !== 'function') {
       throw new TypeError('a service needs a static serviceType and a static start(runtime)');
     }
-    if (this.#services.has(type)) return;
-    this.#services.set(type, await service.start(runtime));
+    if (this.has(type)) return;
+    this.services.set(type, [await service.start(runtime)]);
   }
 
   /** Stops every service, in reverse start order; failures are reported, not thrown. */
   async stopAll(onError: (type: string, error: unknown) => void): Promise<void> {
-    for (const [type, service] of [...this.#services].reverse()) {
-      try {
-        await service.stop?.();
-      } catch (error) {
-        onError(type, error);
+    for (const [type, instances] of [...this.services].reverse()) {
+      for (const service of instances) {
+        try {
+          await service.stop?.();
+        } catch (error) {
+          onError(type, error);
+        }
       }
     }
-    this.#services.clear();
+    this.services.clear();
   }
 }

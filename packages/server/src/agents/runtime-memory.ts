@@ -3,9 +3,6 @@ import type { Memory, PluginLogger } from '@parley/plugin-sdk';
 import type { MemoryService } from '../memory/memory-service';
 import type { CachedEmbeddingQuery, MemoryRecord } from '../memory/memory-store';
 
-/** Most texts one batch `useModel(TEXT_EMBEDDING, { texts })` call embeds (the embedder batches them further). */
-const MAX_BATCH_TEXTS = 2_048;
-
 /** elizaOS's `getMemories` parameters. */
 export interface GetMemoriesParams {
   tableName: string;
@@ -59,31 +56,14 @@ export class RuntimeMemory {
     return this.service;
   }
 
-  /**
-   * The vector of a text (elizaOS `useModel(TEXT_EMBEDDING)`); `null` gives a probe vector of the right length;
-   * `{ texts }` (the batch form `@elizaos/plugin-knowledge` asks for) a vector per text, in order.
-   */
-  async embed(params: unknown): Promise<number[] | number[][]> {
+  /** The vector of a text (elizaOS `useModel(TEXT_EMBEDDING)`); `null` gives a probe vector of the right length. */
+  async embed(params: unknown): Promise<number[]> {
     const { embeddings } = this.memory;
     if (params === null || params === undefined) {
       await embeddings.ready?.();
       const probe = Array.from({ length: embeddings.dimensions }, () => 0);
       probe[0] = 0.1;
       return probe;
-    }
-    const texts = (params as { texts?: unknown }).texts;
-    if (texts !== undefined) {
-      if (
-        !Array.isArray(texts) ||
-        texts.length > MAX_BATCH_TEXTS ||
-        !texts.every((item) => typeof item === 'string')
-      ) {
-        throw new ParleyError(
-          'BAD_REQUEST',
-          `useModel(TEXT_EMBEDDING) takes { texts } as at most ${MAX_BATCH_TEXTS} strings`,
-        );
-      }
-      return texts.length === 0 ? [] : embeddings.embed(texts);
     }
     const text =
       typeof params === 'string'
@@ -92,16 +72,9 @@ export class RuntimeMemory {
           ? (params as { text: string }).text
           : undefined;
     if (text === undefined) {
-      throw new ParleyError(
-        'BAD_REQUEST',
-        'useModel(TEXT_EMBEDDING) takes a text, { text } or { texts }',
-      );
+      throw new ParleyError('BAD_REQUEST', 'useModel(TEXT_EMBEDDING) takes a text or { text }');
     }
-    return this.#embedText(text);
-  }
-
-  async #embedText(text: string): Promise<number[]> {
-    const [vector] = await this.memory.embeddings.embed([text]);
+    const [vector] = await embeddings.embed([text]);
     return vector!;
   }
 
@@ -207,7 +180,7 @@ export class RuntimeMemory {
     if (Array.isArray(memory.embedding) && memory.embedding.length > 0) return memory;
     const text = typeof memory.content?.text === 'string' ? memory.content.text : '';
     if (text === '') return memory;
-    return { ...memory, embedding: await this.#embedText(text) };
+    return { ...memory, embedding: await this.embed(text) };
   }
 
   /** Embeds a stored memory's text in the background and stores the vector (failures are logged). */
@@ -215,7 +188,7 @@ export class RuntimeMemory {
     const text = typeof memory?.content?.text === 'string' ? memory.content.text : '';
     if (!memory?.id || text === '' || memory.embedding) return Promise.resolve();
     const id = memory.id;
-    void this.#embedText(text)
+    void this.embed(text)
       .then((vector) => this.memory.store.addEmbedding(id, vector, this.agentId))
       .catch((error: unknown) =>
         this.logger.warn({ err: error, memoryId: id }, 'a queued embedding failed'),

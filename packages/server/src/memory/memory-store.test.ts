@@ -233,20 +233,6 @@ describe.each(kinds)('the memory store through the agent runtime, on $name', (ki
     expect(await runtime.countMemories(room, undefined, 'facts')).toBe(0);
     // elizaOS's probe: null answers a vector of the embedder's length.
     expect(await runtime.useModel('TEXT_EMBEDDING', null as never)).toHaveLength(384);
-    // @elizaos/plugin-knowledge's batch form: a vector per text, in order, each the one a single call gives.
-    const batch = (await runtime.useModel('TEXT_EMBEDDING', {
-      texts: ['alpha door', 'beta window'],
-    })) as number[][];
-    expect(batch).toEqual([
-      await embed(runtime, 'alpha door'),
-      await embed(runtime, 'beta window'),
-    ]);
-    const refused = (texts: unknown) =>
-      Promise.resolve(runtime.useModel('TEXT_EMBEDDING', { texts })).catch(
-        (error: { code?: string }) => error.code,
-      );
-    expect(await refused(['ok', 3])).toBe('BAD_REQUEST');
-    expect(await refused(Array.from({ length: 2_049 }, () => 'x'))).toBe('BAD_REQUEST');
   });
 });
 
