@@ -138,6 +138,13 @@ export interface Action<Params = Record<string, unknown>> {
    */
   needsApproval?: boolean | NeedsApproval<Params>;
   /**
+   * Who may decide this action's approval requests (default `'author'`): the person whose message started the
+   * reply (or an approver, or an admin). `'approver'`: only someone with the `approver` or `admin` role; the
+   * person who started the reply may not approve it. A reply waiting on such a request is decided by approvers
+   * only, for each of its calls.
+   */
+  approvalBy?: 'author' | 'approver';
+  /**
    * Whether running a call twice does no more than running it once (default: false). It matters for calls that
    * were approved: the server records that such a call started before its handler runs, and when the process
    * running it dies and another takes the reply over, a call that started is not run again: the model is told

@@ -158,13 +158,24 @@ export class ChannelAccess {
       this.db
         .selectFrom('paused_replies')
         .leftJoin('messages', 'messages.id', 'paused_replies.in_reply_to')
-        .select(['paused_replies.channel_id as channelId', 'messages.author_id as authorId'])
+        .select([
+          'paused_replies.channel_id as channelId',
+          'paused_replies.parts as parts',
+          'messages.author_id as authorId',
+        ])
         .where('paused_replies.reply_id', '=', replyId)
         .executeTakeFirst(),
     );
     if (!row) throw new ParleyError('NOT_FOUND', `No approval request in reply ${replyId}`);
     if (!(await this.canRead(who, row.channelId))) throw notYours(row.channelId);
-    if (row.authorId === who!.entityId || who!.roles.has(APPROVER_ROLE)) return;
+    if (who!.roles.has(APPROVER_ROLE)) return;
+    if (approversOnly(row.parts)) {
+      throw new ParleyError(
+        'FORBIDDEN',
+        'This reply waits on an action only an approver may approve: it needs the role approver',
+      );
+    }
+    if (row.authorId === who!.entityId) return;
     throw new ParleyError(
       'FORBIDDEN',
       'Only the person whose message started this reply (or an approver) may decide its tool calls',
@@ -269,4 +280,22 @@ export async function assertDecideOnRequest(c: RequestContext, replyId: string):
   const who = askerOf(c);
   if (ChannelAccess.isAdmin(who)) return;
   await accessOf(c).assertDecide(who, replyId);
+}
+
+/**
+ * Whether a paused reply's parts hold an approval request only an approver may decide (an action with
+ * `approvalBy: 'approver'`): then every call of the reply is decided by approvers (decisions name the reply,
+ * and the person who started it must not approve the restricted call through another of its requests).
+ */
+function approversOnly(parts: unknown): boolean {
+  return (
+    Array.isArray(parts) &&
+    parts.some(
+      (part) =>
+        typeof part === 'object' &&
+        part !== null &&
+        (part as { type?: unknown }).type === 'approval-request' &&
+        (part as { approverOnly?: unknown }).approverOnly === true,
+    )
+  );
 }

@@ -133,6 +133,8 @@ export async function runAgentLoop(
             limits.providerTimeoutMs,
             logger,
           ),
+        approverOnly: (call) =>
+          toolContext.findAction(call.toolName)?.action.approvalBy === 'approver',
         expiresAt: new Date(Date.now() + (context.pauses?.timeoutMs ?? 0)).toISOString(),
       },
     );

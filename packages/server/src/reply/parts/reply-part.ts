@@ -56,6 +56,8 @@ export interface ToolResultPart {
 export interface ApprovalRequestPart extends ApprovalRequest {
   type: 'approval-request';
   step: number;
+  /** Only an approver (or an admin) may decide it: its action says `approvalBy: 'approver'`. */
+  approverOnly?: true;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface ToolStepLimits {
 export interface ToolStepApprovals {
   /** Whether the call needs a person's approval (its action's `needsApproval`). */
   needs(call: ToolCallRequest): Promise<boolean>;
+  /** Whether only an approver may decide the call (its action's `approvalBy: 'approver'`). */
+  approverOnly?(call: ToolCallRequest): boolean;
   /** When a request made now expires (ISO 8601). */
   expiresAt: string;
 }
@@ -85,6 +87,7 @@ export async function runToolStep(
       input: shownInput(call.input),
       step,
       expiresAt: approvals!.expiresAt,
+      ...(approvals!.approverOnly?.(call) ? { approverOnly: true as const } : {}),
     });
   });
   const limit = pLimit(Math.max(1, limits.maxParallel));
