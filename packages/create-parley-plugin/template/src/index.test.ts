@@ -2,13 +2,14 @@ import { startTestServer, type TestServer } from '@parley/plugin-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import plugin from './index.js';
 
-// The SDK's harness: a live Parley server (in memory) with this plugin and one agent, Ada.
+// The SDK's harness: a live Parley server (in memory) with this plugin and one agent, Ada. Starting it (a database,
+// its migrations) can outlast vitest's 10 s default on a busy machine: the bound is a minute.
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer(plugin, {
     characters: [{ name: 'Ada', settings: { HELLO_GREETING: 'Good morning' } }],
   });
-});
+}, 60_000);
 afterAll(() => server?.stop());
 
 describe('PLUGIN_NAME', () => {
