@@ -140,18 +140,6 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
           `/api/messaging/message-servers/00000000-0000-0000-0000-000000000000/channels`,
         ),
       ]);
-      // Answering a message again, or editing it, is acting in the channel too.
-      const said = (await (
-        await as('alice', 'GET', `/api/messaging/channels/${mine}/messages`)
-      ).json()) as { data: { messages: { id: string; author_id: string }[] } };
-      const asked = said.data.messages.find((message) => message.author_id === idOf('alice'))!;
-      const acting = await Promise.all([
-        as('bob', 'POST', `/api/messaging/channels/${mine}/messages/${asked.id}/regenerate`),
-        as('bob', 'POST', `/api/messaging/channels/${mine}/messages/${asked.id}/edit`, {
-          text: 'hijacked',
-        }),
-      ]);
-      expect(acting.map((r) => r.status)).toEqual([403, 403]);
       const bodies = await Promise.all(attempts.map((r) => r.text()));
       expect(attempts.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(403));
       for (const body of bodies) expect(body).not.toContain('secret plan');

