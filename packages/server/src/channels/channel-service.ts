@@ -131,16 +131,6 @@ export class ChannelService {
   }
 
   /**
-   * Names a channel nobody named yet (the channel namer, after its first reply); every socket hears
-   * `channelUpdated`. Undefined, and nothing told, when it has a name already.
-   */
-  async nameIfUnnamed(channelId: string, name: string): Promise<Channel | undefined> {
-    const channel = await this.channels.nameIfUnnamed(channelId, name);
-    if (channel) this.#options.events.toEveryone('channelUpdated', channel);
-    return channel;
-  }
-
-  /**
    * Deletes a channel: its running replies are cancelled first, then its messages go in bounded batches, then
    * the channel itself (a failure half-way leaves the channel, so that deleting it again finishes the job),
    * then any message stored meanwhile. Every socket hears `channelDeleted`.

@@ -60,28 +60,9 @@ const CHANNEL_COLUMNS = [
   'last_message_at',
 ] as const;
 
-/** The name of a channel nobody named yet (made by its first message, or made without a name to give). */
-export const NEW_CHANNEL_NAME = 'New chat';
-
-/**
- * The name of a channel never named: {@link NEW_CHANNEL_NAME}, whole and the same everywhere (never a piece of
- * its id); the server renames it after its first reply (see `channel-namer.ts`).
- */
-export function derivedChannelName(_channelId?: string): string {
-  return NEW_CHANNEL_NAME;
-}
-
-/**
- * Whether a stored name is one nobody gave: none, {@link NEW_CHANNEL_NAME}, or what earlier versions derived
- * from the id (`Chat ` and its first 8 characters).
- */
-export function isUnnamed(name: string | null | undefined, channelId: string): boolean {
-  return (
-    name === null ||
-    name === undefined ||
-    name === NEW_CHANNEL_NAME ||
-    name === `Chat ${channelId.slice(0, 8)}`
-  );
+/** The name of a channel never named: from its id, as elizaOS names channels it creates on first use. */
+export function derivedChannelName(channelId: string): string {
+  return `Chat ${channelId.slice(0, 8)}`;
 }
 
 /** A row as the API answers it. */
@@ -260,31 +241,6 @@ export class ChannelStore {
           updated_at: NEXT_UPDATED_AT,
         })
         .where('id', '=', channelId)
-        .returning(CHANNEL_COLUMNS)
-        .executeTakeFirst(),
-    );
-    if (!row) return undefined;
-    await this.sync();
-    return toChannel(row);
-  }
-
-  /**
-   * Names a channel still unnamed ({@link isUnnamed}), in one statement (a name a person gave meanwhile is kept);
-   * the renamed channel, or undefined when it is named already or gone.
-   */
-  async nameIfUnnamed(channelId: string, name: string): Promise<Channel | undefined> {
-    assertStorable({ texts: { name } });
-    const row = await storageCall('channel', () =>
-      this.db
-        .updateTable('channels')
-        .set({ name, updated_at: NEXT_UPDATED_AT })
-        .where('id', '=', channelId)
-        .where((where) =>
-          where.or([
-            where('name', 'is', null),
-            where('name', 'in', [NEW_CHANNEL_NAME, `Chat ${channelId.slice(0, 8)}`]),
-          ]),
-        )
         .returning(CHANNEL_COLUMNS)
         .executeTakeFirst(),
     );

@@ -36,7 +36,6 @@ import { withDecidingSpan } from '../tracing/reply-telemetry';
 import { annotate } from '../tracing/in-span';
 import { contextOfStored } from '../tracing/trace-context';
 import { ReplyRegistry } from './reply-registry';
-import { toBroadcast } from './to-broadcast';
 
 export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
 
@@ -175,60 +174,6 @@ export class MessagingService {
       const agent = await this.resolveAgent(channelId);
       const reply = this.#startReply(agent, message, ticket, reservedUuid(), true);
       return { message, agent, reply, replayed: false };
-    } catch (error) {
-      ticket.release();
-      throw error;
-    }
-  }
-
-  /**
-   * A person edits a message they sent, and it is answered again (Edit and resend). The stored message takes
-   * the new text (the texts it had before are kept in `metadata.edits`, oldest first, and `metadata.editedAt`
-   * says when), the room gets it again as `messageBroadcast` (same id, new text), and the channel's agent
-   * answers the new text like Regenerate does: a new reply `in_reply_to` the message, marked `regenerated`, the
-   * earlier answers kept as its alternatives and no longer shown to the model. NOT_FOUND for a message that is
-   * not a user's message of the channel; FORBIDDEN unless `editor` wrote it (an admin may edit any).
-   */
-  async edit(
-    channelId: string,
-    messageId: string,
-    text: string,
-    editor: { entityId?: string; admin: boolean },
-  ): Promise<Conversation> {
-    const ticket = this.#admission.admit(channelId);
-    try {
-      const message = await this.#options.store.get(messageId);
-      if (
-        !message ||
-        message.channel_id !== channelId ||
-        this.#options.agents.find(message.author_id) !== undefined ||
-        REPLY_SOURCES.has(message.source_type)
-      ) {
-        throw new ParleyError('NOT_FOUND', `No message ${messageId} to edit in this channel`);
-      }
-      if (!editor.admin && editor.entityId !== message.author_id) {
-        throw new ParleyError('FORBIDDEN', 'Only the author of a message may edit it');
-      }
-      const agent = await this.resolveAgent(channelId);
-      const editedAt = new Date().toISOString();
-      const earlier: unknown[] = Array.isArray(message.metadata.edits)
-        ? message.metadata.edits
-        : [];
-      const edited = await this.#options.store.edit(messageId, {
-        content: text,
-        metadata: {
-          ...message.metadata,
-          edits: [...earlier, { text: message.content, until: editedAt }],
-          editedAt,
-        },
-      });
-      if (!edited) {
-        throw new ParleyError('NOT_FOUND', `No message ${messageId} to edit in this channel`);
-      }
-      // The room sees the new text in place of the old (clients key messages by id), then the new answer.
-      this.#options.broadcaster.emit(channelId, 'messageBroadcast', toBroadcast(edited));
-      const reply = this.#startReply(agent, edited, ticket, reservedUuid(), true);
-      return { message: edited, agent, reply, replayed: false };
     } catch (error) {
       ticket.release();
       throw error;

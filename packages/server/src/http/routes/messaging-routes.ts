@@ -5,7 +5,6 @@ import {
   agentMessageSchema,
   isRecord,
   channelMessageRequestSchema,
-  messageTextSchema,
   parseOrThrow,
   uuidSchema,
 } from '@parley/core';
@@ -27,11 +26,6 @@ import { readJsonBody } from '../read-body';
 import { type ReplyPosition, parseEventId, toEventId } from '../reply-event-id';
 import { sendReplyEvents, startOf, toAgentResponse, waitForEnd } from '../reply-events';
 import { createSseStream, type SseStream } from '../sse-stream';
-
-/** Body of `POST …/messages/{messageId}/edit`: the message's new text. */
-export const editMessageRequestSchema = z.object({
-  text: messageTextSchema.refine((text) => text.trim() !== '', 'must not be empty'),
-});
 
 /** Options of {@link messagingRoutes}. */
 export interface MessagingRoutesOptions {
@@ -151,31 +145,6 @@ export function messagingRoutes(
     const { message, reply } = await messaging.regenerate(channelId, messageId);
     return c.json(
       success({ messageId: message.id, replyId: reply.replyId, status: 'answering' as const }),
-      202,
-    );
-  });
-
-  // Edit and resend: the author (or an admin) changes their message's text; the room gets the message again
-  // with the new text, and the agent answers it again as Regenerate does (the earlier answers kept). 202 with
-  // the new reply's id.
-  routes.post('/api/messaging/channels/:channelId/messages/:messageId/edit', async (c) => {
-    const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
-    const messageId = parseOrThrow(uuidSchema, c.req.param('messageId'), 'messageId');
-    const { text } = await readJsonBody(c, editMessageRequestSchema, 'edit');
-    const who = askerOf(c);
-    const admin = ChannelAccess.isAdmin(who);
-    if (!admin) await access.assertRead(who, channelId);
-    const { message, reply } = await messaging.edit(channelId, messageId, text, {
-      admin,
-      entityId: who?.entityId,
-    });
-    return c.json(
-      success({
-        messageId: message.id,
-        text: message.content,
-        replyId: reply.replyId,
-        status: 'answering' as const,
-      }),
       202,
     );
   });
