@@ -1,10 +1,9 @@
 import { definePlugin } from '@parley/plugin-sdk';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerFromResults, weatherAction, type ActionCall } from '../../test/agent-loop-fixture';
+import { weatherAction, type ActionCall } from '../../test/agent-loop-fixture';
 import { ScriptedModel } from '../../test/scripted-model';
+import { sharedSecretPeople, weatherWhenAsked } from '../../test/shared-secret-people';
 import { startTestServer, type TestServer } from '../../test/test-server';
-import { entityIdOf } from './identity';
 
 /**
  * An action that says `approvalBy: 'approver'`, attacked over HTTP with two people signed in (HS256 tokens): the
@@ -13,16 +12,7 @@ import { entityIdOf } from './identity';
  */
 const TEST_SECRET = 'approver-only-test-secret-of-forty-chars!!';
 const OPERATOR_TOKEN = 'approver-only-operator-token';
-const secret = new TextEncoder().encode(TEST_SECRET);
-const idOf = (person: string) => entityIdOf('urn:parley:shared-secret', person);
-
-const tokenFor = (subject: string, roles: string[]) =>
-  new SignJWT({ roles, name: subject })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(secret);
+const { idOf, tokenFor } = sharedSecretPeople(TEST_SECRET);
 
 describe('approver-only actions', () => {
   let test: TestServer;
@@ -35,15 +25,7 @@ describe('approver-only actions', () => {
       name: 'approver-only-test',
       actions: [weatherAction(calls, { needsApproval: true, approvalBy: 'approver' })],
     });
-    model.behaviour = {
-      toolCalls: (request) =>
-        request.messages.at(-1)?.role === 'user' && request.messages.at(-1)?.content === 'weather?'
-          ? [{ toolCallId: 'call_1', toolName: 'GET_WEATHER', input: '{"city":"Paris"}' }]
-          : undefined,
-      reply: (request) =>
-        request.messages.at(-1)?.role === 'tool' ? answerFromResults(request) : 'Hi!',
-      plain: true,
-    };
+    model.behaviour = weatherWhenAsked();
     test = await startTestServer({
       model,
       plugins: [plugin],

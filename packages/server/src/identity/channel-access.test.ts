@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { SOCKET_MESSAGE_TYPE, type SocketAck } from '@parley/core';
 import { definePlugin, defineProvider } from '@parley/plugin-sdk';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answerFromResults, weatherAction, type ActionCall } from '../../test/agent-loop-fixture';
+import { weatherAction, type ActionCall } from '../../test/agent-loop-fixture';
 import { databaseKinds } from '../../test/databases';
 import { connectMcp } from '../../test/mcp-client';
 import { ScriptedModel } from '../../test/scripted-model';
 import { connectClient, joinRoom } from '../../test/socket-client';
 import { parseSse } from '../../test/sse';
+import { sharedSecretPeople, weatherWhenAsked } from '../../test/shared-secret-people';
 import { startTestServer, type TestServer } from '../../test/test-server';
-import { entityIdOf } from './identity';
 
 /**
  * Channel access attacked from outside: the real app, people signed in with HS256 tokens (minted here with jose;
@@ -20,17 +19,8 @@ import { entityIdOf } from './identity';
 const kinds = await databaseKinds();
 const TEST_SECRET = 'channel-access-test-secret-of-forty-chars!';
 const OPERATOR_TOKEN = 'channel-access-operator-token';
-const secret = new TextEncoder().encode(TEST_SECRET);
-/** A person's entity id, as the server derives it from a shared-secret token's subject. */
-const idOf = (person: string) => entityIdOf('urn:parley:shared-secret', person);
-
-const tokenFor = (subject: string, roles: string[] = ['user']) =>
-  new SignJWT({ roles, name: subject })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(secret);
+/** A person's entity id, as the server derives it from a shared-secret token's subject, and their tokens. */
+const { idOf, tokenFor } = sharedSecretPeople(TEST_SECRET);
 
 describe.each(kinds)('channel access on $name', ({ create, skip }) => {
   let test: TestServer;
@@ -66,15 +56,7 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
     await test?.[Symbol.asyncDispose]();
   });
   beforeEach(() => {
-    model.behaviour = {
-      toolCalls: (request) =>
-        request.messages.at(-1)?.role === 'user' && request.messages.at(-1)?.content === 'weather?'
-          ? [{ toolCallId: 'call_1', toolName: 'GET_WEATHER', input: '{"city":"Paris"}' }]
-          : undefined,
-      reply: (request) =>
-        request.messages.at(-1)?.role === 'tool' ? answerFromResults(request) : 'Hi!',
-      plain: true,
-    };
+    model.behaviour = weatherWhenAsked();
   });
 
   const as = (
