@@ -52,6 +52,31 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/**
+ * Uploads `text` as `filename` through the plugin's `POST /documents`, then waits (on its own search, not a clock)
+ * until searching for `query` finds it.
+ */
+async function uploadAndFind(filename: string, text: string, query: string): Promise<void> {
+  const form = new FormData();
+  form.append('files', new Blob([text], { type: 'text/plain' }), filename);
+  form.append('agentId', agentId);
+  const uploaded = await fetch(`${test.url}/documents?agentId=${agentId}`, {
+    method: 'POST',
+    body: form,
+  });
+  expect(uploaded.status).toBe(200);
+  const search = new URLSearchParams({ q: query, threshold: '0', agentId });
+  await expect
+    .poll(
+      async () => {
+        const response = await fetch(`${test.url}/search?${search.toString()}`);
+        return JSON.stringify(await response.json());
+      },
+      { timeout: 30_000 },
+    )
+    .toContain(text);
+}
+
 describe('@elizaos/plugin-knowledge 1.6.1, unchanged', () => {
   it('answers GET /documents, /knowledges, /search and /graph/nodes without a 500', async () => {
     for (const path of ['/documents', '/knowledges', '/search', '/graph/nodes']) {
@@ -67,26 +92,8 @@ describe('@elizaos/plugin-knowledge 1.6.1, unchanged', () => {
 
   it('stores a document uploaded through it, embedded by /v1/embeddings, and finds it through its search', async () => {
     const embeddingsBefore = upstream.embeddingRequests;
-    const form = new FormData();
     const fact = `The wifi password of the Lisbon office is TEAL-${randomUUID().slice(0, 4)}.`;
-    form.append('files', new Blob([fact], { type: 'text/plain' }), 'handbook.txt');
-    form.append('agentId', agentId);
-    const uploaded = await fetch(`${test.url}/documents?agentId=${agentId}`, {
-      method: 'POST',
-      body: form,
-    });
-    expect(uploaded.status).toBe(200);
-    await expect
-      .poll(
-        async () => {
-          const response = await fetch(
-            `${test.url}/search?q=wifi%20password&threshold=0&agentId=${agentId}`,
-          );
-          return JSON.stringify(await response.json());
-        },
-        { timeout: 30_000 },
-      )
-      .toContain(fact);
+    await uploadAndFind('handbook.txt', fact, 'wifi password');
     expect(upstream.embeddingRequests).toBeGreaterThan(embeddingsBefore);
     const listed = await fetch(`${test.url}/documents?agentId=${agentId}`);
     expect(JSON.stringify(await listed.json())).toContain('handbook.txt');
@@ -95,25 +102,7 @@ describe('@elizaos/plugin-knowledge 1.6.1, unchanged', () => {
   it('its dynamic KNOWLEDGE provider, asked for in <providers>, brings the fragment to the model', async () => {
     const code = `AMBER-${randomUUID().slice(0, 6)}`;
     const fact = `The door code of the Porto office is ${code}.`;
-    const form = new FormData();
-    form.append('files', new Blob([fact], { type: 'text/plain' }), 'porto.txt');
-    form.append('agentId', agentId);
-    const uploaded = await fetch(`${test.url}/documents?agentId=${agentId}`, {
-      method: 'POST',
-      body: form,
-    });
-    expect(uploaded.status).toBe(200);
-    await expect
-      .poll(
-        async () => {
-          const response = await fetch(
-            `${test.url}/search?q=door%20code%20Porto&threshold=0&agentId=${agentId}`,
-          );
-          return JSON.stringify(await response.json());
-        },
-        { timeout: 30_000 },
-      )
-      .toContain(code);
+    await uploadAndFind('porto.txt', fact, 'door code Porto');
     const answer = await fetch(`${test.url}/api/messaging/channels/${randomUUID()}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
