@@ -2,7 +2,7 @@ import type { Action } from '@parley/plugin-sdk';
 import type { Logger } from 'pino';
 import type { AgentAbilities, AgentAction } from '../../agents/agent-abilities';
 import { composeState } from '../../agents/compose-state';
-import { toToolInput } from '../tools/tool-input';
+import { toToolInput, type ToolInput } from '../tools/tool-input';
 
 /** The built-in action through which a model reads the providers it may ask for (elizaOS's dynamic providers). */
 export const READ_CONTEXT = 'READ_CONTEXT';
@@ -28,24 +28,11 @@ export function contextAction(
   const listed = dynamic
     .map(({ item }) => (item.description ? `${item.name} (${item.description})` : item.name))
     .join('; ');
+  const { parameters, input } = inputFor(abilities, names);
   const action: Action = {
     name: READ_CONTEXT,
     description: `Reads context this agent can look up before answering: ${listed}. Call it first when the answer needs one of them.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        providers: {
-          type: 'array',
-          description: 'The names of the providers to read.',
-          items: { type: 'string', enum: names },
-          minItems: 1,
-          maxItems: names.length,
-          uniqueItems: true,
-        },
-      },
-      required: ['providers'],
-      additionalProperties: false,
-    },
+    parameters,
     handler: async (_runtime, message, _state, handlerOptions) => {
       const asked = (handlerOptions?.parameters as { providers: string[] }).providers;
       const state = await composeState(abilities, message, {
@@ -63,8 +50,42 @@ export function contextAction(
     toolName: READ_CONTEXT,
     runtime: dynamic[0]!.runtime,
     pluginName: 'parley',
-    input: toToolInput(action.parameters),
+    input,
   };
+}
+
+/** Each agent's compiled READ_CONTEXT input, for the provider names it was compiled for. */
+const compiled = new WeakMap<
+  AgentAbilities,
+  { key: string; parameters: Record<string, unknown>; input: ToolInput }
+>();
+
+/**
+ * The READ_CONTEXT parameters for `names`, and their compiled check: compiled once per agent and set of names
+ * (a schema compile costs far more than a reply's other setup), again only when its providers change.
+ */
+function inputFor(abilities: AgentAbilities, names: string[]) {
+  const key = names.join('\n');
+  const cached = compiled.get(abilities);
+  if (cached?.key === key) return cached;
+  const parameters = {
+    type: 'object',
+    properties: {
+      providers: {
+        type: 'array',
+        description: 'The names of the providers to read.',
+        items: { type: 'string', enum: names },
+        minItems: 1,
+        maxItems: names.length,
+        uniqueItems: true,
+      },
+    },
+    required: ['providers'],
+    additionalProperties: false,
+  };
+  const entry = { key, parameters, input: toToolInput(parameters) };
+  compiled.set(abilities, entry);
+  return entry;
 }
 
 /**
