@@ -98,6 +98,12 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
         mode: 'sync',
       });
 
+      const sent = (await (
+        await as('alice', 'GET', `/api/messaging/channels/${mine}/messages`)
+      ).json()) as { data: { messages: { id: string; authorId: string }[] } };
+      const asked = sent.data.messages.find((m) => m.authorId === idOf('alice'))!;
+      const modelCalls = model.requests.length;
+
       const listed = await json(await as('bob', 'GET', '/api/messaging/channels'));
       expect(listed.data.channels.map((c) => c.id)).not.toContain(mine);
       const own = await json(await as('alice', 'GET', '/api/messaging/channels'));
@@ -116,6 +122,7 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
         as('bob', 'POST', `/api/messaging/channels/${mine}/participants`, {
           participantId: idOf('bob'),
         }),
+        as('bob', 'POST', `/api/messaging/channels/${mine}/messages/${asked.id}/regenerate`),
         as(
           'bob',
           'GET',
@@ -123,9 +130,11 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
         ),
       ]);
       const bodies = await Promise.all(attempts.map((r) => r.text()));
-      expect(attempts.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(403));
+      expect(attempts.slice(0, 11).map((r) => r.status)).toEqual(Array(11).fill(403));
       for (const body of bodies) expect(body).not.toContain('secret plan');
-      expect(bodies[10]).not.toContain(mine);
+      expect(bodies[11]).not.toContain(mine);
+      // Nothing the attempts did reached the model (regenerate would answer again).
+      expect(model.requests.length).toBe(modelCalls);
 
       // The owner renames; the operator's token still sees everything.
       expect(

@@ -142,6 +142,9 @@ export function messagingRoutes(
   routes.post('/api/messaging/channels/:channelId/messages/:messageId/regenerate', async (c) => {
     const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
     const messageId = parseOrThrow(uuidSchema, c.req.param('messageId'), 'messageId');
+    // Answering again posts into an existing channel: only its members (or the operator) may ask.
+    const who = askerOf(c);
+    if (!ChannelAccess.isAdmin(who)) await access.assertRead(who, channelId);
     const { message, reply } = await messaging.regenerate(channelId, messageId);
     return c.json(
       success({ messageId: message.id, replyId: reply.replyId, status: 'answering' as const }),
