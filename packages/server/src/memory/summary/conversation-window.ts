@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentProfile } from '../../agents/agent-profile';
 import type { ModelProvider } from '../../models/model-provider';
 import type { MessageStore } from '../../storage/message-store';
-import type { ChannelSummaryStore } from './channel-summary-store';
+import type { ChannelSummary, ChannelSummaryStore } from './channel-summary-store';
 import { BoundedWork } from '../people/bounded-work';
 import { fitWindow } from './history-window';
 import {
@@ -38,6 +38,13 @@ const SUMMARY_SHARE = 0.15;
 const CONTEXT_SHARE = 0.2;
 /** After a reply, the summary catches up so that the window is this full: the next replies find nothing to do. */
 const LOW_WATER = 0.6;
+/**
+ * ... and it does so only once the turns after the summary fill the window this much: between the two marks a
+ * reply costs no summary work and no query (the summary is remembered), only every few replies one catch-up.
+ */
+const HIGH_WATER = 0.85;
+/** Summaries remembered in this process (channels and agents), the least recently used forgotten first. */
+const MAX_REMEMBERED = 10_000;
 /** Turns read from storage at once while catching up. */
 const PAGE = 200;
 
@@ -62,6 +69,13 @@ export class ConversationWindows {
   readonly #summarize: Summarizer;
   readonly #running = new Map<string, Promise<string | undefined>>();
   readonly #later: BoundedWork;
+  /**
+   * The summary this process last stored or read, per channel and agent. Only ever a summary that was stored, so
+   * using it is never wrong: one another process has moved on since is merely older, and is read again when
+   * its turns no longer fit (a catch-up reads the stored one first). A cleared history is never served from it:
+   * its covered message is then not among the recent ones.
+   */
+  readonly #remembered = new Map<string, ChannelSummary>();
 
   constructor(options: {
     settings: ConversationSettings;
@@ -98,6 +112,34 @@ export class ConversationWindows {
       : extractiveSummarizer;
   }
 
+  #remember(key: string, summary: ChannelSummary | undefined): ChannelSummary | undefined {
+    this.#remembered.delete(key);
+    if (summary === undefined) return undefined;
+    this.#remembered.set(key, summary);
+    if (this.#remembered.size > MAX_REMEMBERED) {
+      this.#remembered.delete(this.#remembered.keys().next().value!);
+    }
+    return summary;
+  }
+
+  /** The remembered summary of the channel for the agent, else the stored one (then remembered). */
+  async #summaryOf(channelId: string, agentId: string): Promise<ChannelSummary | undefined> {
+    const key = `${channelId}:${agentId}`;
+    const known = this.#remembered.get(key);
+    if (known) return known;
+    return this.#remember(key, await this.#summaries.get(channelId, agentId));
+  }
+
+  /** The turns of `recent` after the one `summary` covers up to; undefined when that one is not among them. */
+  static #after(recent: StoredMessage[], summary: ChannelSummary | undefined) {
+    const coveredAt = summary
+      ? recent.findIndex((message) => message.id === summary.coveredUntil)
+      : -1;
+    if (coveredAt < 0) return undefined;
+    const after = recent.slice(coveredAt + 1);
+    return { after, tokens: after.reduce((sum, message) => sum + messageTokens(message), 0) };
+  }
+
   /** The bounds of a prompt for `agent` whose system prompt takes `systemTokens`. */
   #bounds(agent: AgentProfile, systemTokens: number) {
     const budget = promptBudgetOf(agent, this.#settings.promptTokenBudget);
@@ -128,16 +170,10 @@ export class ConversationWindows {
     if (channelId === undefined || (complete && fit.length === recent.length))
       return { history: fit };
     if (this.#settings.summary === 'off') return { history: fit };
-    const stored = await this.#summaries.get(channelId, agent.agentId);
-    const coveredAt = stored
-      ? recent.findIndex((message) => message.id === stored.coveredUntil)
-      : -1;
-    if (stored && coveredAt >= 0) {
-      const after = recent.slice(coveredAt + 1);
-      const used = after.reduce((sum, message) => sum + messageTokens(message), 0);
-      if (after.length > 0 && used <= bounds.history)
-        return { history: after, summary: stored.summary };
-    }
+    const stored = await this.#summaryOf(channelId, agent.agentId);
+    const since = ConversationWindows.#after(recent, stored);
+    if (since && since.after.length > 0 && since.tokens <= bounds.history)
+      return { history: since.after, summary: stored!.summary };
     const summary = await this.#catchUp(
       agent,
       channelId,
@@ -150,8 +186,8 @@ export class ConversationWindows {
   }
 
   /**
-   * After a reply in `channelId`: brings its summary forward in the background, so that the window the next
-   * replies see is only `LOW_WATER` full. Bounded: `maxConcurrent` at once, one pending per channel and agent,
+   * After a reply in `channelId`: once the turns after its summary fill `HIGH_WATER` of the window, brings the
+   * summary forward in the background, so that the window the next replies see is only `LOW_WATER` full. Bounded: `maxConcurrent` at once, one pending per channel and agent,
    * at most `maxQueued` pending. Never rejects.
    */
   refreshLater(
@@ -169,6 +205,16 @@ export class ConversationWindows {
       );
       const complete = recent.length < historyLimit && low.length === recent.length;
       if (complete || low.length === 0) return;
+      const since = ConversationWindows.#after(
+        recent,
+        await this.#summaryOf(channelId, agent.agentId),
+      );
+      if (
+        since &&
+        since.tokens <= bounds.history * HIGH_WATER &&
+        since.after.length <= historyLimit * HIGH_WATER
+      )
+        return;
       await this.#catchUp(agent, channelId, low[0]!.id, bounds.summaryTokens, Infinity);
     });
   }
@@ -211,16 +257,20 @@ export class ConversationWindows {
     signal?: AbortSignal,
   ): Promise<string | undefined> {
     let done = 0;
-    let stored = await this.#summaries.get(channelId, agent.agentId);
+    const key = `${channelId}:${agent.agentId}`;
+    // The stored one, not the remembered: another process may have moved it on.
+    let stored = this.#remember(key, await this.#summaries.get(channelId, agent.agentId));
     while (done < maxTurns) {
       signal?.throwIfAborted();
+      const page = Math.min(PAGE, maxTurns - done);
       const turns = await this.#summaries.turnsBetween(
         channelId,
         stored?.coveredUntil,
         beforeId,
-        Math.min(PAGE, maxTurns - done),
+        page,
       );
       if (turns.length === 0) break;
+      let overtaken = false;
       for (const chunk of chunks(turns, maxTokens * 2)) {
         const summary = await this.#summarize({
           previous: stored?.summary ?? '',
@@ -241,10 +291,16 @@ export class ConversationWindows {
           stored?.coveredUntil,
         );
         // Another process stored a step first: go on from what it stored.
-        stored = saved ? next : await this.#summaries.get(channelId, agent.agentId);
-        if (!saved) break;
+        stored = this.#remember(
+          key,
+          saved ? next : await this.#summaries.get(channelId, agent.agentId),
+        );
+        overtaken = !saved;
+        if (overtaken) break;
       }
       done += turns.length;
+      // A page not full was the last (unless another process moved the summary): no need to ask for more.
+      if (!overtaken && turns.length < page) break;
     }
     return stored?.summary;
   }

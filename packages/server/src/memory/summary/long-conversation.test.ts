@@ -132,6 +132,30 @@ describe('long conversations keep to the prompt budget with a running summary', 
     );
 
     it.skipIf(kind.skip)(
+      `${kind.name}: a conversation going on updates its summary every few replies, not after each one`,
+      async () => {
+        const { test, bodies } = await setUp('model', kind.create);
+        const channelId = randomUUID();
+        await fill(test, channelId, 60, 0);
+        await ask(test, channelId, 'What was my launch code?');
+        const summaries = () => bodies.filter((body) => isSummaryRequest(body.messages)).length;
+        // The first reply caught the summary up; from here each reply moves the window two turns on.
+        await expect.poll(summaries).toBeGreaterThan(0);
+        const before = summaries();
+        for (let turn = 0; turn < 12; turn += 1) await ask(test, channelId, `Turn ${turn}?`);
+        // Twelve replies move the window 24 turns: a summary update after each (12) would be the old cost. With the
+        // low and high water marks (60% and 85% of a 20-turn window) an update takes every 5 turns on: about 5.
+        await expect.poll(() => summaries() - before).toBeGreaterThan(0);
+        expect(summaries() - before).toBeLessThanOrEqual(6);
+        for (const chat of chats(bodies).slice(-12)) {
+          expect(promptTokens(chat.messages)).toBeLessThanOrEqual(BUDGET);
+          expect(text(chat.messages[0]!)).toContain('ZEBRA-4417');
+        }
+      },
+      180_000,
+    );
+
+    it.skipIf(kind.skip)(
       `${kind.name}: the extractive summary (the offline model's) keeps the first message too`,
       async () => {
         const { test, bodies } = await setUp('extractive', kind.create);
