@@ -27,7 +27,7 @@ import { ChannelAccess, provideChannelAccess } from './identity/channel-access';
 import { identityFromEnv, identityRoutes, type IdentityResolver } from './identity';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
-import { mcpServersOf } from './mcp/client/mcp-settings';
+import { checkStdioCommands, mcpServersOf } from './mcp/client/mcp-settings';
 import { serverRoutes } from './http/routes/server-routes';
 import { AgentManager, type AgentManagementOptions } from './agents/agent-manager';
 import { openaiRoutes } from './openai/openai-routes';
@@ -317,7 +317,11 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
 
   const profiles = createAgentProfiles(options.characters ?? []);
   // The MCP servers characters name: a bad `settings.mcp` is refused here, before anything is opened.
-  const mcpServers = profiles.list().map((profile) => mcpServersOf(profile.character));
+  const mcpServers = profiles.list().map((profile) => {
+    const servers = mcpServersOf(profile.character);
+    checkStdioCommands(profile.character, servers, options.mcp?.stdioCommands);
+    return servers;
+  });
   const location = options.database ?? { kind: 'pglite', dataDir: DEFAULTS.dataDir };
   // Without a tracer provider, nothing of tracing is set up: no span is made, no statement wrapped.
   const tracer = tracerOf(options.tracerProvider);

@@ -157,6 +157,17 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the stdio MCP commands allowed: unset any, `none` none, else those listed', async () => {
+    const mcpOf = async (env: Record<string, string>) =>
+      toServerOptions(await loadConfig({ env, cwd })).mcp;
+    expect((await mcpOf({}))?.stdioCommands).toBeUndefined();
+    expect((await mcpOf({ MCP_STDIO_COMMANDS: 'none' }))?.stdioCommands).toEqual([]);
+    expect((await mcpOf({ MCP_STDIO_COMMANDS: 'npx, /usr/bin/node' }))?.stdioCommands).toEqual([
+      'npx',
+      '/usr/bin/node',
+    ]);
+  });
+
   it('never shows a secret in an error', async () => {
     const message = await configError({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'short' });
     expect(message).toBe('WALLET_SECRET_SALT must be 8 to 128 characters after trimming');

@@ -205,7 +205,10 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
       privateTargets: config.settings.WEBHOOK_PRIVATE_TARGETS,
       timeoutMs: config.settings.WEBHOOK_TIMEOUT_MS,
     },
-    mcp: { callTimeoutMs: config.settings.MCP_CALL_TIMEOUT_MS },
+    mcp: {
+      callTimeoutMs: config.settings.MCP_CALL_TIMEOUT_MS,
+      ...stdioCommandsOf(config.settings.MCP_STDIO_COMMANDS),
+    },
     agentManagement: { enabled: config.settings.AGENT_MANAGEMENT },
     conversation: {
       promptTokenBudget: config.settings.PROMPT_TOKEN_BUDGET,
@@ -221,4 +224,10 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
       root: config.settings.KNOWLEDGE_PATH,
     },
   };
+}
+
+/** `MCP_STDIO_COMMANDS`: unset, any command; `none`, no stdio server; else the commands listed. */
+function stdioCommandsOf(listed: readonly string[]): { stdioCommands?: readonly string[] } {
+  if (listed.length === 0) return {};
+  return { stdioCommands: listed.length === 1 && listed[0] === 'none' ? [] : listed };
 }

@@ -134,6 +134,8 @@ export const serverSettingsSchema = z.object({
   IDEMPOTENCY_KEY_TTL_MS: wholeNumber(DEFAULTS.idempotency.keyTtlMs, 1_000, 30 * 86_400_000),
   /** An MCP tool call's deadline when the character's `settings.mcp` sets none (1 ms to 10 min). */
   MCP_CALL_TIMEOUT_MS: wholeNumber(DEFAULTS.mcp.callTimeoutMs, 1, 600_000),
+  /** The commands stdio MCP servers may run, as characters write them; `none`: no stdio server. Unset: any. */
+  MCP_STDIO_COMMANDS: list(),
   /** Whether agents may be created, changed, started, stopped and deleted over HTTP (`/api/agents`). */
   AGENT_MANAGEMENT: yesNo(DEFAULTS.agentManagement.enabled),
   /** A prompt's bound in estimated tokens; older turns go into a running summary (docs/memory.md). */

@@ -12,6 +12,11 @@ import { McpToolSet } from './mcp-tool-actions';
 export interface McpClientLimits extends McpConnectionLimits {
   /** A tool call's deadline when neither the server nor the character sets one (`MCP_CALL_TIMEOUT_MS`). */
   callTimeoutMs: number;
+  /**
+   * The commands a stdio MCP server may run (`MCP_STDIO_COMMANDS`, as written in `command`); undefined: any. A
+   * character naming another one stops the start with a line that says so.
+   */
+  stdioCommands?: readonly string[];
 }
 
 /** An agent and the MCP servers its character names (`mcpServersOf`). */

@@ -154,6 +154,27 @@ export function mcpServersOf(character: Readonly<Character>): McpServerConfig[] 
   }));
 }
 
+/**
+ * Refuses a stdio server whose `command` is not on the operator's allow list (`MCP_STDIO_COMMANDS`), whoever's
+ * character names it: commands match as written (`npx` allows `npx`, not `/usr/bin/npx`; no PATH lookup, so a
+ * listed name cannot be swapped for another file of that name by a character). No list: any command, as before.
+ */
+export function checkStdioCommands(
+  character: Readonly<Character>,
+  servers: readonly McpServerConfig[],
+  allowed: readonly string[] | undefined,
+): void {
+  if (allowed === undefined) return;
+  for (const server of servers) {
+    if (server.type !== 'stdio' || allowed.includes(server.command)) continue;
+    throw new ConfigError(
+      `character ${character.name}: settings.mcp.servers.${server.serverName}.command "${server.command}" ` +
+        `is not in MCP_STDIO_COMMANDS (${allowed.length === 0 ? 'none allowed' : allowed.join(', ')}); ` +
+        'add it there to let this server run',
+    );
+  }
+}
+
 function callTimeoutOf(server: z.infer<typeof mcpServerSchema>): number | undefined {
   if (server.timeoutMs !== undefined) return server.timeoutMs;
   if (server.timeoutInMillis !== undefined) return server.timeoutInMillis;
