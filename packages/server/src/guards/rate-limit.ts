@@ -105,14 +105,7 @@ export function rateLimit(
       return next();
     }
     const key = clientKey(c, origin.address, context.authToken);
-    const waitMs = buckets.take(key);
-    if (waitMs > 0) {
-      const seconds = waitSeconds(waitMs);
-      c.header('Retry-After', String(seconds));
-      throw new ParleyError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
-        details: { retryAfterSeconds: seconds },
-      });
-    }
+    refuseWhenSpent(c, buckets.take(key));
     c.set('rateBudget', {
       take: () => {
         const wait = buckets.take(key);
@@ -121,6 +114,44 @@ export function rateLimit(
     });
     await next();
   };
+}
+
+/**
+ * Rate-limits each signed-in person (a user or guest identity, never the operator) with a budget of their own,
+ * after the address budget of {@link rateLimit}: a person who spreads requests over many addresses (IPv6 /64s,
+ * proxies that forward any address) still has one budget, and people behind one address are told apart by it.
+ * Requests this machine makes itself are exempt as they are from the address budget. Must run after the
+ * identity middleware (it reads `identity`).
+ */
+export function personRateLimit(options: RateLimitOptions = {}): MiddlewareHandler<AppEnv> {
+  const buckets = new KeyedTokenBucket(
+    options.burst ?? RATE_LIMIT_DEFAULTS.burst,
+    options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
+    options.maxClients ?? RATE_LIMIT_DEFAULTS.maxClients,
+    options.now,
+  );
+  const clientOrigin = createClientOrigin(options.trustProxy);
+  return async (c, next) => {
+    const identity = c.get('identity');
+    if (identity === undefined || identity.kind === 'admin') return next();
+    const origin = clientOriginOf(incomingOf(c), clientOrigin);
+    if (origin === undefined) return next();
+    if (!options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
+      return next();
+    }
+    refuseWhenSpent(c, buckets.take(`person:${identity.entityId}`));
+    await next();
+  };
+}
+
+/** Throws 429 `RATE_LIMITED` with `Retry-After` when a budget says to wait `waitMs`. */
+function refuseWhenSpent(c: Context<AppEnv>, waitMs: number): void {
+  if (waitMs <= 0) return;
+  const seconds = waitSeconds(waitMs);
+  c.header('Retry-After', String(seconds));
+  throw new ParleyError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
+    details: { retryAfterSeconds: seconds },
+  });
 }
 
 /** A wait in whole seconds for `Retry-After`, at least 1. */

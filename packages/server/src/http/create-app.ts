@@ -14,7 +14,7 @@ import { frameGuard } from '../guards/frame-guard';
 import { hostAllowList } from '../guards/host-allow-list';
 import { requireJsonContentType } from '../guards/json-content-type';
 import { originGuard } from '../guards/origin-guard';
-import { rateLimit, type RateLimitOptions } from '../guards/rate-limit';
+import { personRateLimit, rateLimit, type RateLimitOptions } from '../guards/rate-limit';
 import { DOCS_PATH } from '../api-docs/docs-page';
 import { requestLog, type RequestLogOptions } from './request-log';
 import { isUploadRequest } from './upload-path';
@@ -123,29 +123,23 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       ? frames(c, next)
       : next(),
   );
-  if (options.rateLimit !== false) {
-    const limitOptions: RateLimitOptions = {
-      ...options.rateLimit,
-      trustProxy: options.trustProxy ?? options.rateLimit?.trustProxy,
-    };
+  const limitOptions: RateLimitOptions | undefined =
+    options.rateLimit === false
+      ? undefined
+      : {
+          ...options.rateLimit,
+          trustProxy: options.trustProxy ?? options.rateLimit?.trustProxy,
+        };
+  if (limitOptions) {
     const context = { authToken: options.authToken };
-    const messaging = rateLimit(limitOptions, context);
-    const builtIn = rateLimit(limitOptions, context);
-    const plugins = rateLimit(limitOptions, context);
+    const byAddress = {
+      messaging: rateLimit(limitOptions, context),
+      builtIn: rateLimit(limitOptions, context),
+      plugins: rateLimit(limitOptions, context),
+    };
     app.use((c, next) => {
-      const path = c.req.path;
-      if (!isBuiltInPath(path)) return plugins(c, next);
-      // MCP tool calls and the OpenAI face's answers are conversations too: they share the messaging budget.
-      if (
-        path.startsWith('/api/messaging/') ||
-        isMcpPath(path) ||
-        isOpenAIPath(path) ||
-        isA2APath(path)
-      ) {
-        return messaging(c, next);
-      }
-      // Health stays free for load balancers and probes: it touches nothing.
-      return path === HEALTH_PATH ? next() : builtIn(c, next);
+      const budget = budgetOf(c.req.path);
+      return budget ? byAddress[budget](c, next) : next();
     });
   }
   const limited = limitBody(options.bodyLimit);
@@ -161,6 +155,18 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     app.use((c, next) =>
       isBuiltInPath(c.req.path) || isIdentityGuardedPath(c.req.path) ? guards(c, next) : next(),
     );
+    if (limitOptions) {
+      // And each person has budgets of their own besides their address's, the same sizes.
+      const byPerson = {
+        messaging: personRateLimit(limitOptions),
+        builtIn: personRateLimit(limitOptions),
+        plugins: personRateLimit(limitOptions),
+      };
+      app.use((c, next) => {
+        const budget = budgetOf(c.req.path);
+        return budget ? byPerson[budget](c, next) : next();
+      });
+    }
   }
   const auth =
     options.authToken && !options.identity?.configured ? apiKeyAuth(options.authToken) : undefined;
@@ -196,4 +202,22 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     isOpenAIPath(c.req.path) ? handleOpenAIError(error, c) : handleError(error, c),
   );
   return app;
+}
+
+/**
+ * Which rate budget a request spends: conversations (messaging, and the MCP, OpenAI and A2A faces, which start
+ * replies too), the other built-in endpoints, or plugin routes; none for health, which load balancers and probes
+ * call and which touches nothing.
+ */
+function budgetOf(path: string): 'messaging' | 'builtIn' | 'plugins' | undefined {
+  if (!isBuiltInPath(path)) return 'plugins';
+  if (
+    path.startsWith('/api/messaging/') ||
+    isMcpPath(path) ||
+    isOpenAIPath(path) ||
+    isA2APath(path)
+  ) {
+    return 'messaging';
+  }
+  return path === HEALTH_PATH ? undefined : 'builtIn';
 }
