@@ -670,6 +670,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       authRequired: Boolean(options.authToken),
       sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
       version: SERVER_PACKAGE_VERSION,
+      db: database.db,
       actionsOf: (agentId) =>
         (agents.find(agentId)?.abilities?.actions ?? []).map((entry) => ({
           name: entry.toolName,

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { ServerCallContext } from '@a2a-js/sdk/server';
 import { defineAction, type Plugin } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { createOpenAICompatibleModel } from '../models';
 import { toSseEvents, toToolCallEvents } from '../models/testing/chat-completion-bodies';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../models/testing/fake-openai-server';
-import { BoundedTaskStore, channelOfContext } from './a2a-routes';
+import { channelOfContext } from './a2a-routes';
 
 const TOKEN = 'a2a-face-secret-token';
 const CHARACTER_SECRET = 'sk-a2a-character-secret-value';
@@ -265,24 +264,6 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect(one).toBe(channelOfContext(agentId, 'my-conversation'));
     expect(one).not.toBe(channelOfContext(agentId, 'another'));
     expect(one).not.toBe(channelOfContext(randomUUID(), 'my-conversation'));
-  });
-
-  it('keeps the newest tasks only: an old one is forgotten, a kept one is a copy the caller cannot change', async () => {
-    const store = new BoundedTaskStore(2);
-    const task = (id: string) =>
-      ({ id, contextId: 'c', status: undefined, artifacts: [], history: [], metadata: {} }) as Task;
-    const context = new ServerCallContext();
-    for (const id of ['a', 'b', 'c']) await store.save(task(id));
-    expect(await store.load('a')).toBeUndefined();
-    const kept = await store.load('c');
-    expect(kept?.id).toBe('c');
-    kept!.contextId = 'changed';
-    expect((await store.load('c'))?.contextId).toBe('c');
-    const listed = await store.list(
-      { tenant: '', contextId: 'c', status: 0, pageToken: '' } as never,
-      context,
-    );
-    expect(listed.tasks.map((each) => each.id).sort()).toEqual(['b', 'c']);
   });
 
   it('answers the A2A 0.3 method names too: message/send, then tasks/get finds the task in the 0.3 shape', async () => {

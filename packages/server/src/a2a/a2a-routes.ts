@@ -1,26 +1,28 @@
 import { createHash } from 'node:crypto';
-import { ChannelAccess, askerOf } from '../identity/channel-access';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../storage/schema';
+import { requestPerson, type RequestPerson } from '../identity/channel-access';
 import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
 import {
   AgentCard,
   Role,
   TaskState,
-  type ListTasksRequest,
-  type ListTasksResponse,
+  type CancelTaskRequest,
   type Message,
   type Task,
 } from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   ServerCallContext,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
   type TaskStore,
+  type User,
 } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { Hono, type Context } from 'hono';
 import type { AgentProfile } from '../agents/agent-profile';
@@ -32,6 +34,7 @@ import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
 import { followReply } from '../openai/reply-content';
 import type { ReplyFinalPart } from '../reply/parts/reply-part';
+import { A2A_TASK_TABLE } from './a2a-task-migration';
 
 /** Where the A2A face lives: `/a2a/{agentId}` (JSON-RPC) and `/a2a/{agentId}/.well-known/agent-card.json`. */
 export const A2A_PATH = '/a2a';
@@ -64,17 +67,36 @@ export interface A2AFaceContext {
   version: string;
   /** An agent's actions, as its plugins registered them (its card's skills). */
   actionsOf: (agentId: string) => readonly { name: string; description?: string }[];
+  /** The database the tasks are kept in (`a2a_tasks`), shared by every process on it. */
+  db: Kysely<DatabaseSchema>;
 }
 
 /** A UUID (version 8) named by `text`. */
 const namedUuid = (text: string): string =>
   uuidFromBytes(createHash('sha256').update(text).digest(), 8);
 
-/** The channel of an A2A context: the context id itself when it is a UUID, else a UUID named by it. */
-export function channelOfContext(agentId: string, contextId: string): string {
-  const named = `parley:a2a-context:${agentId}:${contextId}`;
+/**
+ * The channel of an A2A context: the context id itself when it is a UUID (then channel access decides who may use
+ * it), else a UUID named by it, the agent and the person (so two people naming the same context get two channels).
+ */
+export function channelOfContext(agentId: string, contextId: string, personId?: string): string {
+  const named = `parley:a2a-context:${agentId}:${contextId}${personId === undefined ? '' : `:${personId}`}`;
   return isUuid(contextId) ? contextId.toLowerCase() : namedUuid(named);
 }
+
+/** Who calls the A2A face: a signed-in person, or the operator (no person). Their tasks are theirs alone. */
+class Caller implements User {
+  constructor(readonly person: RequestPerson | undefined) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return this.person?.entityId ?? 'operator';
+  }
+}
+
+const personOf = (context: ServerCallContext): RequestPerson | undefined =>
+  context.user instanceof Caller ? context.user.person : undefined;
 
 /** The base URL the caller reached the server at (the card's interface URL is built from it). */
 function baseUrlOf(c: Context<AppEnv>): string {
@@ -145,42 +167,10 @@ export function agentCard(
 
 const now = () => new Date().toISOString();
 
-/** How many tasks an agent's store keeps (the newest): `GetTask` of an older one is "task not found". */
-export const MAX_KEPT_TASKS = 10_000;
-
-/**
- * The tasks of one agent, in memory, the newest {@link MAX_KEPT_TASKS} kept: the SDK's `InMemoryTaskStore` keeps
- * every task for the life of the process, which a client sending messages without end would grow without bound.
- * A task's reply (its text, tool calls) is stored in the channel anyway; the task is the A2A view of it.
- */
-export class BoundedTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, Task>();
-  constructor(private readonly max = MAX_KEPT_TASKS) {}
-
-  save(task: Task): Promise<void> {
-    this.#tasks.delete(task.id);
-    this.#tasks.set(task.id, structuredClone(task));
-    while (this.#tasks.size > this.max) {
-      const oldest = this.#tasks.keys().next().value;
-      if (oldest === undefined) break;
-      this.#tasks.delete(oldest);
-    }
-    return Promise.resolve();
-  }
-
-  load(taskId: string): Promise<Task | undefined> {
-    const task = this.#tasks.get(taskId);
-    return Promise.resolve(task === undefined ? undefined : structuredClone(task));
-  }
-
-  /** `ListTasks`: the SDK's own filtering and paging, over the tasks of the context asked for (or all kept). */
-  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const view = new InMemoryTaskStore();
-    for (const task of this.#tasks.values()) {
-      if (!params.contextId || task.contextId === params.contextId) await view.save(task, context);
-    }
-    return view.list(params, context);
-  }
+/** The reply a task follows, as its metadata holds it (so any process can cancel it). */
+function replyOfTask(task: Task): string | undefined {
+  const id = (task.metadata as { parleyReplyId?: unknown } | undefined)?.parleyReplyId;
+  return typeof id === 'string' && isUuid(id) ? id : undefined;
 }
 
 /** The text of a message: its text parts, joined. */
@@ -223,15 +213,26 @@ class ReplyExecutor implements AgentExecutor {
   constructor(
     private readonly agent: AgentProfile,
     private readonly context: A2AFaceContext,
-    private readonly tasks: BoundedTaskStore,
+    private readonly tasks: TaskStore,
   ) {}
+
+  /** Whether this process runs the task's reply (then its own cancel reaches it through the event bus). */
+  runs(taskId: string): boolean {
+    return this.#running.has(taskId);
+  }
 
   /**
    * After a pause for approvals the task is input-required and its event stream has ended; the reply goes on
    * once the calls are decided (through the channel API). This follows it to its end, wherever it goes on, and
    * stores the task's final state, so that `GetTask` shows completed (canceled, failed) with the answer.
    */
-  async #followAfterPause(taskId: string, contextId: string, replyId: string, channelId: string) {
+  async #followAfterPause(
+    call: ServerCallContext,
+    taskId: string,
+    contextId: string,
+    replyId: string,
+    channelId: string,
+  ) {
     try {
       const stream = await this.context.messaging.openReply(replyId, channelId);
       const final = await new Promise<ReplyFinalPart>((resolve) => {
@@ -244,7 +245,7 @@ class ReplyExecutor implements AgentExecutor {
       });
       // Paused again (another call to approve): the task stays input-required (not followed further).
       if (final.type === 'reply-pause') return;
-      const task = await this.tasks.load(taskId);
+      const task = await this.tasks.load(taskId, call);
       if (!task) return;
       const state =
         final.type === 'reply-end'
@@ -254,7 +255,7 @@ class ReplyExecutor implements AgentExecutor {
             : TaskState.TASK_STATE_FAILED;
       const text = final.type === 'reply-end' ? final.text : final.message;
       task.status = { state, message: agentMessage(taskId, contextId, text), timestamp: now() };
-      await this.tasks.save(task);
+      await this.tasks.save(task, call);
     } catch {
       // The reply is gone (expired, or in no store): the task stays as it was.
     }
@@ -274,7 +275,10 @@ class ReplyExecutor implements AgentExecutor {
         },
         metadata: undefined,
       });
-    const channelId = channelOfContext(this.agent.agentId, contextId);
+    const person = personOf(request.context);
+    const channelId = channelOfContext(this.agent.agentId, contextId, person?.entityId);
+    // The task is published once its reply has started, so that it names the reply from the first (any process
+    // that is asked to cancel the task reads the reply from it); a refusal publishes it failed.
     const task: Task = {
       id: taskId,
       contextId,
@@ -283,9 +287,19 @@ class ReplyExecutor implements AgentExecutor {
       history: [user],
       metadata: { parleyChannelId: channelId },
     };
-    if (!request.task) bus.publish(AgentEvent.task(task));
+    const publishTask = (replyId?: string) => {
+      if (request.task) return;
+      bus.publish(
+        AgentEvent.task(
+          replyId === undefined
+            ? task
+            : { ...task, metadata: { ...task.metadata, parleyReplyId: replyId } },
+        ),
+      );
+    };
     const text = textOf(user);
     if (text.trim() === '') {
+      publishTask();
       bus.publish(status(TaskState.TASK_STATE_FAILED, 'The message has no text part'));
       bus.finished();
       return;
@@ -293,10 +307,12 @@ class ReplyExecutor implements AgentExecutor {
     this.#running.add(taskId);
     let reply;
     try {
+      // A person speaks as themselves, in a channel they may post into.
+      await person?.authorize(channelId);
       ({ reply } = await this.context.messaging.converse({
         channelId,
         text: parseOrThrow(messageTextSchema, text, 'message'),
-        entityId: namedUuid(`parley:a2a-user:${contextId}`),
+        entityId: person?.entityId ?? namedUuid(`parley:a2a-user:${contextId}`),
         senderName: 'A2A client',
         metadata: { a2a: { taskId, contextId } },
         agentId: this.agent.agentId,
@@ -305,6 +321,7 @@ class ReplyExecutor implements AgentExecutor {
         delivery: 'a2a',
       }));
     } catch (error) {
+      publishTask();
       bus.publish(
         // A refusal (too long, busy, rate) says why; anything else is not shown.
         status(
@@ -318,6 +335,7 @@ class ReplyExecutor implements AgentExecutor {
       return;
     }
     this.#replies.set(taskId, reply.replyId);
+    publishTask(reply.replyId);
     // Cancelled while the message was being posted: the reply started is cancelled at once.
     if (this.#canceled.has(taskId)) {
       await this.context.messaging.cancelReply(reply.replyId).catch(() => undefined);
@@ -372,7 +390,13 @@ class ReplyExecutor implements AgentExecutor {
             bus.publish(status(TaskState.TASK_STATE_FAILED, final.message));
           } else if (final.type === 'reply-pause') {
             bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
-            void this.#followAfterPause(taskId, contextId, reply.replyId, channelId);
+            void this.#followAfterPause(
+              request.context,
+              taskId,
+              contextId,
+              reply.replyId,
+              channelId,
+            );
           } else {
             bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
           }
@@ -393,6 +417,33 @@ class ReplyExecutor implements AgentExecutor {
     this.#canceled.add(taskId);
     const replyId = this.#replies.get(taskId);
     if (replyId) await this.context.messaging.cancelReply(replyId).catch(() => undefined);
+  }
+}
+
+/**
+ * The SDK's request handler, with a cancel that reaches a reply running on another process: the SDK cancels
+ * through the executor only where the task's event bus is (the process running it); elsewhere it only marks the
+ * task canceled, and the reply would go on and complete it again. Here the reply the task names is cancelled
+ * first, wherever it runs (`MessagingService.cancelReply` is cluster-wide), and its end marks the task there.
+ */
+class TaskRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: TaskStore,
+    private readonly executor: ReplyExecutor,
+    private readonly messaging: MessagingService,
+  ) {
+    super(card, tasks, executor);
+  }
+
+  override async cancelTask(params: CancelTaskRequest, call: ServerCallContext): Promise<Task> {
+    if (!this.executor.runs(params.id)) {
+      const task = await this.tasks.load(params.id, call);
+      const replyId = task && replyOfTask(task);
+      // Already ended or unknown: the SDK's own cancel answers (canceled, or not cancelable).
+      if (replyId) await this.messaging.cancelReply(replyId).catch(() => undefined);
+    }
+    return super.cancelTask(params, call);
   }
 }
 
@@ -419,11 +470,17 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
     const key = agent.agentId;
     let entry = handlers.get(key);
     if (!entry || entry.baseUrl !== baseUrl) {
-      const tasks = new BoundedTaskStore();
-      const handler = new DefaultRequestHandler(
+      // The owner is the agent and the caller: a task is found only at its agent, by whoever created it.
+      const tasks = new DatabaseTaskStore(context.db, {
+        tableName: A2A_TASK_TABLE,
+        ownerResolver: (call) => `${agent.agentId}:${call.user?.userName ?? 'operator'}`,
+      });
+      const executor = new ReplyExecutor(agent, context, tasks);
+      const handler = new TaskRequestHandler(
         agentCard(agent, context, baseUrl),
         tasks,
-        new ReplyExecutor(agent, context, tasks),
+        executor,
+        context.messaging,
       );
       entry = {
         baseUrl,
@@ -451,11 +508,8 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
   });
 
   routes.post(`${A2A_PATH}/:agentId`, async (c) => {
-    // Tasks and contexts are not scoped to a person yet (any caller may get or cancel a task by its id): the
-    // A2A face answers admins only, and a signed-in person is refused before anything is read.
-    if (!ChannelAccess.isAdmin(askerOf(c))) {
-      throw new ParleyError('FORBIDDEN', 'The A2A endpoint is open to admins only');
-    }
+    // A signed-in person has tasks of their own (another's is "task not found") in channels of theirs.
+    const call = new ServerCallContext({ user: new Caller(requestPerson(c)) });
     const agent = agentOf(c.req.param('agentId'));
     if (!agent) return notFound(c);
     let body: unknown;
@@ -491,8 +545,8 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
     try {
       const request = body as Record<string, unknown>;
       result = legacy
-        ? await entry.legacy.handle(request, new ServerCallContext())
-        : await entry.rpc.handle(request, new ServerCallContext());
+        ? await entry.legacy.handle(request, call)
+        : await entry.rpc.handle(request, call);
     } catch (error) {
       return c.json({
         jsonrpc: '2.0',

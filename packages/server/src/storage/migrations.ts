@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { createA2ATaskTable } from '../a2a/a2a-task-migration';
 import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
@@ -300,6 +301,12 @@ const migrations: Record<string, Migration> = {
     // The indexes of listByAuthor (runs) and of elizaOS's jobs listing (see storage/message-index-migration.ts).
     async up(db: Kysely<unknown>) {
       await createMessageAuthorIndexes(db);
+    },
+  },
+  '0029_a2a_tasks': {
+    // The A2A face's tasks, so that any process answers GetTask and CancelTask (see a2a/a2a-task-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createA2ATaskTable(db);
     },
   },
 };
