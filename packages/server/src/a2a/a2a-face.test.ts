@@ -243,6 +243,45 @@ describe('the A2A face, driven by the official @a2a-js/sdk client', () => {
     expect(textOfTask(after)).toBe('Hello from the agent');
   });
 
+  it('approvals are answered over A2A too: a data part on the waiting task decides, and the task goes on to its end', async () => {
+    const client = await factory.createFromUrl(test.url);
+    const contextId = randomUUID();
+    const task = (await client.sendMessage(userMessage('deploy now', contextId))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const answer = (data: unknown): SendMessageRequest => {
+      const request = userMessage('', contextId);
+      request.message!.taskId = task.id;
+      request.message!.parts = [
+        {
+          content: { $case: 'data', value: data },
+          metadata: undefined,
+          filename: '',
+          mediaType: '',
+        },
+      ];
+      return request;
+    };
+    // Not a decision: the task still waits and says why; nothing was decided.
+    const bad = (await client.sendMessage(answer({ approval: { approved: 'yes' } }))) as Task;
+    expect(bad.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOfTask(bad)).toMatch(/toolCallId|approved/);
+    // An unknown call: refused with the reason, still waiting.
+    const unknown = (await client.sendMessage(
+      answer({ approval: { toolCallId: 'call_nobody', approved: true } }),
+    )) as Task;
+    expect(unknown.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    // The decision: the reply goes on, runs the call, and the task completes with the answer.
+    const done = (await client.sendMessage(
+      answer({ approval: { toolCallId: 'call_deploy', approved: true } }),
+    )) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOfTask(done)).toContain('Hello from the agent');
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
+    expect(await history(test, contextId)).toContain('Hello from the agent');
+  });
+
   it('a message without text, or over the length limit, fails its task with the reason; the server goes on', async () => {
     const client = await factory.createFromUrl(test.url);
     const empty = userMessage('');

@@ -1,8 +1,20 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
-import { requestPerson, type RequestPerson } from '../identity/channel-access';
-import { ParleyError, isUuid, messageTextSchema, parseOrThrow, uuidFromBytes } from '@parley/core';
+import {
+  assertDecideOnRequest,
+  requestPerson,
+  type RequestPerson,
+} from '../identity/channel-access';
+import {
+  ParleyError,
+  approvalDecisionSchema,
+  isUuid,
+  messageTextSchema,
+  parseOrThrow,
+  uuidFromBytes,
+  type ApprovalDecisionInput,
+} from '@parley/core';
 import {
   AgentCard,
   Role,
@@ -34,6 +46,7 @@ import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
 import { followReply } from '../openai/reply-content';
 import type { ReplyFinalPart } from '../reply/parts/reply-part';
+import type { ReplyStream } from '../reply/parts/reply-stream';
 import { A2A_TASK_TABLE } from './a2a-task-migration';
 
 /** Where the A2A face lives: `/a2a/{agentId}` (JSON-RPC) and `/a2a/{agentId}/.well-known/agent-card.json`. */
@@ -86,7 +99,11 @@ export function channelOfContext(agentId: string, contextId: string, personId?: 
 
 /** Who calls the A2A face: a signed-in person, or the operator (no person). Their tasks are theirs alone. */
 class Caller implements User {
-  constructor(readonly person: RequestPerson | undefined) {}
+  constructor(
+    readonly person: RequestPerson | undefined,
+    /** FORBIDDEN unless they may decide the reply's approvals (as at `POST …/replies/{id}/approvals`). */
+    readonly mayDecide: (replyId: string) => Promise<void>,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -166,6 +183,31 @@ export function agentCard(
 }
 
 const now = () => new Date().toISOString();
+
+/** One decision sent on a task: a data part `{ "approval": { "toolCallId", "approved", "reason"? } }`. */
+type ApprovalAnswer = ApprovalDecisionInput;
+
+/**
+ * The approval decisions a message carries in its data parts (the channel API's decision shape under
+ * `approval`); BAD_REQUEST naming the part when one is not a decision.
+ */
+function approvalsOf(message: Message | undefined): {
+  decisions: ApprovalAnswer[];
+  problem?: string;
+} {
+  const decisions: ApprovalAnswer[] = [];
+  for (const part of message?.parts ?? []) {
+    if (part.content?.$case !== 'data') continue;
+    const data: unknown = part.content.value;
+    if (typeof data !== 'object' || data === null || !('approval' in data)) continue;
+    try {
+      decisions.push(parseOrThrow(approvalDecisionSchema, data.approval, 'approval'));
+    } catch (error) {
+      return { decisions, problem: error instanceof Error ? error.message : 'bad approval' };
+    }
+  }
+  return { decisions };
+}
 
 /** The reply a task follows, as its metadata holds it (so any process can cancel it). */
 function replyOfTask(task: Task): string | undefined {
@@ -275,6 +317,18 @@ class ReplyExecutor implements AgentExecutor {
         },
         metadata: undefined,
       });
+    const asked = approvalsOf(user);
+    if (request.task && (asked.problem !== undefined || asked.decisions.length > 0)) {
+      // A follow-up turn starts with its task, as the SDK asks of every turn.
+      bus.publish(AgentEvent.task(request.task));
+      const state = request.task.status?.state ?? TaskState.TASK_STATE_WORKING;
+      if (asked.problem !== undefined) bus.publish(status(state, asked.problem));
+      else if (state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+        await this.#decide(request, bus, asked.decisions);
+      } else bus.publish(status(state, 'This task is not waiting for approvals'));
+      bus.finished();
+      return;
+    }
     const person = personOf(request.context);
     const channelId = channelOfContext(this.agent.agentId, contextId, person?.entityId);
     // The task is published once its reply has started, so that it names the reply from the first (any process
@@ -340,6 +394,34 @@ class ReplyExecutor implements AgentExecutor {
     if (this.#canceled.has(taskId)) {
       await this.context.messaging.cancelReply(reply.replyId).catch(() => undefined);
     }
+    await this.#follow(request.context, bus, taskId, contextId, reply, channelId, 'answer');
+    bus.finished();
+  }
+
+  /**
+   * Streams `reply` into the task from now on: its text as pieces of one artifact, then the final state
+   * (completed, input-required at a pause for approvals, canceled, failed).
+   */
+  async #follow(
+    call: ServerCallContext,
+    bus: ExecutionEventBus,
+    taskId: string,
+    contextId: string,
+    reply: ReplyStream,
+    channelId: string,
+    artifact: string,
+  ): Promise<void> {
+    const status = (state: TaskState, text?: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state,
+          message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
+          timestamp: now(),
+        },
+        metadata: undefined,
+      });
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -359,7 +441,7 @@ class ReplyExecutor implements AgentExecutor {
               taskId,
               contextId,
               artifact: {
-                artifactId: `${taskId}-answer`,
+                artifactId: `${taskId}-${artifact}`,
                 name: 'answer',
                 description: '',
                 parts: [
@@ -390,13 +472,7 @@ class ReplyExecutor implements AgentExecutor {
             bus.publish(status(TaskState.TASK_STATE_FAILED, final.message));
           } else if (final.type === 'reply-pause') {
             bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
-            void this.#followAfterPause(
-              request.context,
-              taskId,
-              contextId,
-              reply.replyId,
-              channelId,
-            );
+            void this.#followAfterPause(call, taskId, contextId, reply.replyId, channelId);
           } else {
             bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
           }
@@ -408,7 +484,70 @@ class ReplyExecutor implements AgentExecutor {
         },
       });
     });
-    bus.finished();
+  }
+
+  /**
+   * A message on a task waiting for approvals whose data parts decide them (`{ "approval": { "callId",
+   * "approved", "reason"? } }`): taken as the channel API takes decisions (only those who may decide the reply's
+   * calls), then the reply goes on in the task. A refused decision leaves the task input-required, saying why.
+   */
+  async #decide(
+    request: RequestContext,
+    bus: ExecutionEventBus,
+    decisions: readonly ApprovalAnswer[],
+  ): Promise<void> {
+    const { taskId, contextId } = request;
+    const task = request.task!;
+    const replyId = replyOfTask(task);
+    const channelId = (task.metadata as { parleyChannelId?: unknown } | undefined)?.parleyChannelId;
+    const waiting = (text: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state: TaskState.TASK_STATE_INPUT_REQUIRED,
+          message: agentMessage(taskId, contextId, text),
+          timestamp: now(),
+        },
+        metadata: undefined,
+      });
+    if (!replyId || typeof channelId !== 'string') {
+      bus.publish(waiting('This task names no reply to decide'));
+      return;
+    }
+    const caller = request.context.user instanceof Caller ? request.context.user : undefined;
+    try {
+      await caller?.mayDecide(replyId);
+      for (const decision of decisions) {
+        await this.context.messaging.decideApproval(
+          replyId,
+          {
+            toolCallId: decision.toolCallId,
+            approved: decision.approved,
+            ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+            decidedBy: caller?.person ? `user:${caller.person.entityId}` : A2A_SOURCE,
+          },
+          channelId,
+        );
+      }
+      const reply = await this.context.messaging.openReply(replyId, channelId);
+      this.#running.add(taskId);
+      this.#replies.set(taskId, replyId);
+      await this.#follow(
+        request.context,
+        bus,
+        taskId,
+        contextId,
+        reply,
+        channelId,
+        `answer-${randomUUID()}`,
+      );
+    } catch (error) {
+      // A refusal (not theirs to decide, already decided, unknown call) says why; anything else is not shown.
+      bus.publish(
+        waiting(error instanceof ParleyError ? error.message : 'The decision could not be taken'),
+      );
+    }
   }
 
   async cancelTask(taskId: string): Promise<void> {
@@ -509,7 +648,9 @@ export function a2aRoutes(context: A2AFaceContext): Hono<AppEnv> {
 
   routes.post(`${A2A_PATH}/:agentId`, async (c) => {
     // A signed-in person has tasks of their own (another's is "task not found") in channels of theirs.
-    const call = new ServerCallContext({ user: new Caller(requestPerson(c)) });
+    const call = new ServerCallContext({
+      user: new Caller(requestPerson(c), (replyId) => assertDecideOnRequest(c, replyId)),
+    });
     const agent = agentOf(c.req.param('agentId'));
     if (!agent) return notFound(c);
     let body: unknown;
