@@ -189,7 +189,7 @@ type ApprovalAnswer = ApprovalDecisionInput;
 
 /**
  * The approval decisions a message carries in its data parts (the channel API's decision shape under
- * `approval`); BAD_REQUEST naming the part when one is not a decision.
+ * `approval`), or the problem of the first part that is not a decision.
  */
 function approvalsOf(message: Message | undefined): {
   decisions: ApprovalAnswer[];
@@ -240,6 +240,20 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
     extensions: [],
     referenceTaskIds: [],
   };
+}
+
+/** A status event of a task: `state`, with `text` as the agent's message when given. */
+function statusEvent(taskId: string, contextId: string, state: TaskState, text?: string) {
+  return AgentEvent.statusUpdate({
+    taskId,
+    contextId,
+    status: {
+      state,
+      message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
+      timestamp: now(),
+    },
+    metadata: undefined,
+  });
 }
 
 /**
@@ -306,17 +320,7 @@ class ReplyExecutor implements AgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
     const user = request.userMessage;
-    const status = (state: TaskState, text?: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
-          timestamp: now(),
-        },
-        metadata: undefined,
-      });
+    const status = (state: TaskState, text?: string) => statusEvent(taskId, contextId, state, text);
     const asked = approvalsOf(user);
     if (request.task && (asked.problem !== undefined || asked.decisions.length > 0)) {
       // A follow-up turn starts with its task, as the SDK asks of every turn.
@@ -411,17 +415,7 @@ class ReplyExecutor implements AgentExecutor {
     channelId: string,
     artifact: string,
   ): Promise<void> {
-    const status = (state: TaskState, text?: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
-          timestamp: now(),
-        },
-        metadata: undefined,
-      });
+    const status = (state: TaskState, text?: string) => statusEvent(taskId, contextId, state, text);
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -487,7 +481,7 @@ class ReplyExecutor implements AgentExecutor {
   }
 
   /**
-   * A message on a task waiting for approvals whose data parts decide them (`{ "approval": { "callId",
+   * A message on a task waiting for approvals whose data parts decide them (`{ "approval": { "toolCallId",
    * "approved", "reason"? } }`): taken as the channel API takes decisions (only those who may decide the reply's
    * calls), then the reply goes on in the task. A refused decision leaves the task input-required, saying why.
    */
@@ -501,16 +495,7 @@ class ReplyExecutor implements AgentExecutor {
     const replyId = replyOfTask(task);
     const channelId = (task.metadata as { parleyChannelId?: unknown } | undefined)?.parleyChannelId;
     const waiting = (text: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state: TaskState.TASK_STATE_INPUT_REQUIRED,
-          message: agentMessage(taskId, contextId, text),
-          timestamp: now(),
-        },
-        metadata: undefined,
-      });
+      statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, text);
     if (!replyId || typeof channelId !== 'string') {
       bus.publish(waiting('This task names no reply to decide'));
       return;
