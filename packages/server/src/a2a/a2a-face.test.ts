@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import { TaskState, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { defineAction, type Plugin } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { a2aUserMessage } from '../../test/a2a-message';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { createOpenAICompatibleModel } from '../models';
 import { toSseEvents, toToolCallEvents } from '../models/testing/chat-completion-bodies';
@@ -35,26 +36,7 @@ const weather: Plugin = {
 /** A long answer, for cancelling mid-stream. */
 const LONG = 'word '.repeat(400);
 
-function userMessage(text: string, contextId = ''): SendMessageRequest {
-  const message: Message = {
-    messageId: randomUUID(),
-    contextId,
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        metadata: undefined,
-        filename: '',
-        mediaType: 'text/plain',
-      },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  return { tenant: '', message, configuration: undefined, metadata: undefined };
-}
+const userMessage = a2aUserMessage;
 
 const withToken: typeof fetch = (input, init) =>
   fetch(input, {

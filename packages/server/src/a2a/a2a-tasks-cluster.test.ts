@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import { TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ParleyServer } from '../create-server';
 import { createLogger } from '../logger';
 import type { ModelProvider } from '../models';
+import { a2aUserMessage } from '../../test/a2a-message';
+import { createPostgresDatabase, type TestDatabase } from '../../test/databases';
 import { sharedSecretPeople } from '../../test/shared-secret-people';
 
 /**
@@ -13,21 +14,9 @@ import { sharedSecretPeople } from '../../test/shared-secret-people';
  * PostgreSQL database; a task sent to the first is found and cancelled through the second (its reply, running on
  * the first, stops), survives in the store, and is never found by another person.
  */
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const TOKEN = 'a2a-tasks-cluster-token';
 const SECRET = 'a2a-tasks-cluster-secret-of-forty-chars!!';
-const name = `parley_a2a_${randomUUID().replaceAll('-', '')}`;
 const { tokenFor } = sharedSecretPeople(SECRET);
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Answers "wait" with a first piece and then nothing until its request is aborted; anything else at once. */
 const model: ModelProvider = {
@@ -51,9 +40,10 @@ const model: ModelProvider = {
 
 const servers: ParleyServer[] = [];
 const urls: string[] = [];
+let database: TestDatabase;
 
 beforeAll(async () => {
-  await adminQuery(`create database ${name}`);
+  database = await createPostgresDatabase();
   for (let i = 0; i < 2; i += 1) {
     const server = createServer({
       port: 0,
@@ -62,11 +52,7 @@ beforeAll(async () => {
       authToken: TOKEN,
       model,
       rateLimit: false,
-      database: {
-        kind: 'postgres',
-        url: `postgres://postgres@127.0.0.1:5432/${name}`,
-        poolSize: 4,
-      },
+      database: database.location,
     });
     servers.push(server);
     // One at a time: both migrate the same database.
@@ -76,7 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
-  await adminQuery(`drop database if exists ${name} with (force)`);
+  await database?.dispose();
 });
 
 /** A client of `url` whose requests carry `bearer` (the operator's token, or a person's). */
@@ -91,30 +77,7 @@ async function clientOf(url: string, bearer = TOKEN): Promise<Client> {
   }).createFromUrl(url);
 }
 
-function userMessage(text: string, contextId: string): SendMessageRequest {
-  return {
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId,
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [
-        {
-          content: { $case: 'text', value: text },
-          metadata: undefined,
-          filename: '',
-          mediaType: 'text/plain',
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
+const userMessage = a2aUserMessage;
 
 describe('A2A tasks in the database, across processes and people', () => {
   it('a task running on one process is found and cancelled through the other; its reply stops there', async () => {

@@ -90,20 +90,11 @@ export function rateLimit(
   options: RateLimitOptions = {},
   context: RateLimitContext = {},
 ): MiddlewareHandler<AppEnv> {
-  const buckets = new KeyedTokenBucket(
-    options.burst ?? RATE_LIMIT_DEFAULTS.burst,
-    options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
-    options.maxClients ?? RATE_LIMIT_DEFAULTS.maxClients,
-    options.now,
-  );
-  const clientOrigin = createClientOrigin(options.trustProxy);
+  const buckets = bucketsOf(options);
+  const limitedOrigin = limitedOriginOf(options);
   return async (c, next) => {
-    const origin = clientOriginOf(incomingOf(c), clientOrigin);
+    const origin = limitedOrigin(c);
     if (origin === undefined) return next();
-    // This machine, connected itself; a proxy saying "127.0.0.1" is not (nor a proxy saying nothing usable).
-    if (!options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
-      return next();
-    }
     const key = clientKey(c, origin.address, context.authToken);
     refuseWhenSpent(c, buckets.take(key));
     c.set('rateBudget', {
@@ -124,23 +115,37 @@ export function rateLimit(
  * identity middleware (it reads `identity`).
  */
 export function personRateLimit(options: RateLimitOptions = {}): MiddlewareHandler<AppEnv> {
-  const buckets = new KeyedTokenBucket(
+  const buckets = bucketsOf(options);
+  const limitedOrigin = limitedOriginOf(options);
+  return async (c, next) => {
+    const identity = c.get('identity');
+    if (identity === undefined || identity.kind === 'admin') return next();
+    if (limitedOrigin(c) === undefined) return next();
+    refuseWhenSpent(c, buckets.take(`person:${identity.entityId}`));
+    await next();
+  };
+}
+
+/** The token buckets of one budget, per key, sized by `options`. */
+function bucketsOf(options: RateLimitOptions): KeyedTokenBucket {
+  return new KeyedTokenBucket(
     options.burst ?? RATE_LIMIT_DEFAULTS.burst,
     options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
     options.maxClients ?? RATE_LIMIT_DEFAULTS.maxClients,
     options.now,
   );
+}
+
+/** The origin of a request that a budget counts; undefined for one it does not (in-process, or this machine). */
+function limitedOriginOf(options: RateLimitOptions) {
   const clientOrigin = createClientOrigin(options.trustProxy);
-  return async (c, next) => {
-    const identity = c.get('identity');
-    if (identity === undefined || identity.kind === 'admin') return next();
+  return (c: Context<AppEnv>) => {
     const origin = clientOriginOf(incomingOf(c), clientOrigin);
-    if (origin === undefined) return next();
-    if (!options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
-      return next();
+    // This machine, connected itself; a proxy saying "127.0.0.1" is not (nor a proxy saying nothing usable).
+    if (origin && !options.limitLoopback && !origin.proxied && isLoopbackAddress(origin.address)) {
+      return undefined;
     }
-    refuseWhenSpent(c, buckets.take(`person:${identity.entityId}`));
-    await next();
+    return origin;
   };
 }
 
