@@ -54,7 +54,7 @@ describe('rate budgets per person, not only per address', () => {
     const again = await list(mallory, '2001:db8:ffff::1');
     expect(again.status).toBe(429);
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await again.json()) as unknown).toMatchObject({
+    expect(await again.json()).toMatchObject({
       success: false,
       error: { code: 'RATE_LIMITED' },
     });
