@@ -32,7 +32,13 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   { title: 'Logs', settings: ['LOG_LEVEL', 'LOG_FORMAT', 'REQUEST_LOG_LEVEL'] },
   {
     title: 'Agents and plugins',
-    settings: ['CHARACTERS', 'PLUGINS', 'MCP_CALL_TIMEOUT_MS', 'AGENT_MANAGEMENT'],
+    settings: [
+      'CHARACTERS',
+      'PLUGINS',
+      'MCP_CALL_TIMEOUT_MS',
+      'MCP_STDIO_COMMANDS',
+      'AGENT_MANAGEMENT',
+    ],
   },
   {
     title: 'Model',
