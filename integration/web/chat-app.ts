@@ -49,7 +49,9 @@ export function lastUserText(request: ModelRequest): string {
  * message and an agent reply), `say nothing` answers nothing, `file` answers what it read (attachments
  * included), `markdown` answers {@link MARKDOWN_REPLY}; anything else `ok`. Every request is recorded.
  */
-export function pageModel(): ModelProvider & { requests: ModelRequest[] } {
+export function pageModel(
+  options: { titles?: Record<string, string> } = {},
+): ModelProvider & { requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
   return {
     name: 'page-model',
@@ -59,17 +61,23 @@ export function pageModel(): ModelProvider & { requests: ModelRequest[] } {
     async *stream(request) {
       requests.push(request);
       const said = lastUserText(request);
+      // The server's channel namer asks for a title of a first message: `titles` has it, else no title.
+      const named = said.startsWith('Write a short title')
+        ? (options.titles?.[said.slice(said.indexOf('Message:\n') + 'Message:\n'.length)] ?? 'ok')
+        : undefined;
       // The payload on a line of its own, after a word: a reply that begins with `<` reads as markup to the
       // reply extractor.
-      const reply = said.startsWith('echo: ')
-        ? `Echo:\n${said.slice('echo: '.length)}`
-        : said.includes('say nothing')
-          ? ''
-          : said.includes('file')
-            ? `I read: ${said}`
-            : said.includes('markdown')
-              ? MARKDOWN_REPLY
-              : 'ok';
+      const reply =
+        named ??
+        (said.startsWith('echo: ')
+          ? `Echo:\n${said.slice('echo: '.length)}`
+          : said.includes('say nothing')
+            ? ''
+            : said.includes('file')
+              ? `I read: ${said}`
+              : said.includes('markdown')
+                ? MARKDOWN_REPLY
+                : 'ok');
       for (let at = 0; at < reply.length; at += 7) {
         yield { type: 'text-delta', delta: reply.slice(at, at + 7) };
       }

@@ -26,7 +26,10 @@ const visibleText = (page: Page) => page.evaluate<string>('document.body.innerTe
 
 let browser: Browser;
 let app: Awaited<ReturnType<typeof startPageServer>>;
-const model = pageModel();
+// The model's title for the prompt the test sends first (the server's channel namer asks it).
+const model = pageModel({
+  titles: { 'Why does my build fail on CI only?': 'CI-only build failures' },
+});
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -55,8 +58,8 @@ describe('the chat page’s first screen and answers', () => {
       expect(await visibleText(page)).not.toMatch(UUID);
       await screenshot(page, 'chat-first-screen');
 
-      // A prompt sends itself; the welcome makes way for the conversation, and the channel is named after it,
-      // whole and the same in the heading and the list.
+      // A prompt sends itself; the welcome makes way for the conversation, and the server names the channel by
+      // the model's summary of it, whole and the same in the heading and the list.
       await prompts.first().click();
       const reply = page
         .locator('li.message.own', { hasText: 'Why does my build fail on CI only?' })
@@ -65,11 +68,54 @@ describe('the chat page’s first screen and answers', () => {
       expect(await welcome.isVisible()).toBe(false);
       await expect
         .poll(() => page.locator('#channel-title').textContent())
-        .toBe('Why does my build fail on CI only?');
+        .toBe('CI-only build failures');
       await expect
         .poll(() => page.locator('.recent [aria-current=true] .channel-name').textContent())
-        .toBe('Why does my build fail on CI only?');
+        .toBe('CI-only build failures');
       expect(await visibleText(page)).not.toMatch(UUID);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Edit changes the last message in place; its new answer replaces the old, which stays a click away', async () => {
+    const { context, page, problems } = await openChat(browser, app.url);
+    try {
+      const first = await ask(page, 'echo: before the edit');
+      expect(await first.locator('.text').textContent()).toContain('before the edit');
+      const firstId = await first.getAttribute('data-message-id');
+      const own = page.locator('li.message.own:visible');
+      const answers = page.locator('li.message.agent:visible');
+
+      // Edit puts the last message in the composer; Cancel edit leaves it as it was.
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      const input = page.locator('#message');
+      expect(await input.inputValue()).toBe('echo: before the edit');
+      await page.getByRole('button', { name: 'Cancel edit' }).click();
+      expect(await input.inputValue()).toBe('');
+      expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await input.fill('echo: after the edit');
+      await page.getByRole('button', { name: 'Resend' }).click();
+      // One question, with its new text; one answer shown, the new one, answering the new text.
+      await expect.poll(() => own.locator('.text').textContent()).toContain('after the edit');
+      const versions = page.getByRole('group', { name: 'Answers' }).filter({ visible: true });
+      await expect.poll(() => versions.locator('.version-label').textContent()).toBe('2/2');
+      await expect.poll(() => page.locator('li.message.agent.streaming').count()).toBe(0);
+      expect(await answers.locator('.text').textContent()).toContain('after the edit');
+      expect(await own.count()).toBe(1);
+      expect(await answers.count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+
+      // The server keeps it: after a reload the message has its new text, the old answer is a click back.
+      await page.reload();
+      await expect.poll(() => own.locator('.text').textContent()).toContain('after the edit');
+      await expect.poll(() => versions.locator('.version-label').textContent()).toBe('2/2');
+      await versions.getByRole('button', { name: 'Previous answer' }).click();
+      await expect.poll(() => answers.getAttribute('data-message-id')).toBe(firstId);
+      expect(await answers.locator('.text').textContent()).toContain('before the edit');
       expect(problems).toEqual([]);
     } finally {
       await context.close();

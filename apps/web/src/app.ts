@@ -12,7 +12,6 @@ import {
   displayName,
   ensureChannel,
   makeChannel,
-  nameAfterFirstWords,
   NEW_CHANNEL_NAME,
 } from './channels/channel-actions';
 import { ComposerFiles, downloadAttachment } from './chat/composer-files';
@@ -62,6 +61,8 @@ export class ChatApp {
   #oldest: string | undefined;
   /** The reply the Stop button cancels, while one streams. */
   #stopping: string | undefined;
+  /** The id of this browser's message being edited (Edit), until it is resent or the edit is cancelled. */
+  #editing: string | undefined;
   #recent: RecentChannel[] = parseRecent(readRecent());
   #typingTimer: ReturnType<typeof setTimeout> | undefined;
   /**
@@ -119,6 +120,9 @@ export class ChatApp {
     }
     this.#files.wire(ui.fileInput, ui.root.querySelector('main')!, ui.textInput);
     ui.regenerateButton.addEventListener('click', () => void this.#regenerate());
+    ui.editButton.addEventListener('click', () =>
+      this.#editing === undefined ? this.#beginEdit() : this.#endEdit(),
+    );
     ui.nameInput.addEventListener('change', () => {
       saveName(ui.nameInput.value);
       this.#me.name = ui.nameInput.value.trim() || this.#me.name;
@@ -156,7 +160,8 @@ export class ChatApp {
     ui.stopButton.addEventListener('click', () => void this.#stop());
     ui.composer.addEventListener('submit', (event) => {
       event.preventDefault();
-      void this.#send(ui.textInput.value.trim());
+      const text = ui.textInput.value.trim();
+      void (this.#editing === undefined ? this.#send(text) : this.#resendEdited(text));
     });
     window.addEventListener('hashchange', () => {
       const id = channelFromHash();
@@ -448,8 +453,10 @@ export class ChatApp {
     let sent = false;
     try {
       const regenerating = text !== ui.textInput.value.trim();
-      if (!regenerating && this.#files.files.length > 0) {
-        await ensureChannel(this.#channels, this.#channelId, text, agentId || undefined);
+      // A channel not made yet is made as `New chat`: the server names it after this message once it is
+      // answered (a summary by the model, or the message's first words), and tells the room.
+      if (!regenerating && this.#channels.fromServer) {
+        await ensureChannel(this.#channels, this.#channelId, agentId || undefined);
       }
       const attachments = regenerating ? [] : await this.#files.upload(this.#channelId);
       await sendMessage({
@@ -491,8 +498,6 @@ export class ChatApp {
         title: known?.title ?? channelNameFrom(text),
         openedAt: Date.now(),
       });
-      const renamed = await nameAfterFirstWords(this.#channels, this.#channelId, text);
-      if (renamed?.id === this.#channelId) ui.channelTitle.textContent = displayName(renamed);
     } catch (error) {
       this.#list.endRegenerate();
       ui.sendError.textContent =
@@ -541,9 +546,80 @@ export class ChatApp {
     }
   }
 
-  /** Regenerate is offered once the channel holds a message of this browser's. */
+  /** Regenerate and Edit are offered once the channel holds a message of this browser's. */
   #updateRegenerate() {
-    this.#ui.regenerateButton.hidden = this.#list.lastOwnText() === undefined;
+    const none = this.#list.lastOwnText() === undefined;
+    this.#ui.regenerateButton.hidden = none;
+    this.#ui.editButton.hidden = none && this.#editing === undefined;
+  }
+
+  /** Edit: the composer takes this browser's last message; sending it again (Resend) replaces its text. */
+  #beginEdit() {
+    const ui = this.#ui;
+    const messageId = this.#list.lastOwnId();
+    const text = this.#list.lastOwnText();
+    if (!messageId || text === undefined) return;
+    this.#editing = messageId;
+    ui.textInput.value = text;
+    ui.sendButton.textContent = 'Resend';
+    ui.editButton.textContent = 'Cancel edit';
+    ui.editButton.setAttribute('aria-pressed', 'true');
+    ui.regenerateButton.hidden = true;
+    ui.textInput.focus();
+  }
+
+  /** Leaves Edit: the composer is empty and sends new messages again. */
+  #endEdit() {
+    const ui = this.#ui;
+    this.#editing = undefined;
+    ui.textInput.value = '';
+    ui.sendButton.textContent = 'Send';
+    ui.editButton.textContent = 'Edit';
+    ui.editButton.setAttribute('aria-pressed', 'false');
+    this.#updateRegenerate();
+  }
+
+  /**
+   * Resend: the server stores the message's new text (the room, this page included, gets the message again with
+   * it) and has the agent answer it again; the new answer takes the last answer's place, the old one a click
+   * away, as with Regenerate.
+   */
+  async #resendEdited(text: string) {
+    const ui = this.#ui;
+    const messageId = this.#editing;
+    if (!messageId || !text) return;
+    await this.#untilJoined();
+    ui.sendError.textContent = '';
+    ui.sendButton.disabled = true;
+    this.#list.beginRegenerate(text);
+    const agentName = this.#agentName(this.#channelAgentId ?? ui.agentSelect.value);
+    try {
+      const apiKey = apiKeySetting.get();
+      const response = await fetch(
+        `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/edit`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(apiKey ? { 'x-api-key': apiKey } : {}),
+          },
+          body: JSON.stringify({ text }),
+        },
+      );
+      const body = (await response.json().catch(() => ({}))) as {
+        data?: { replyId?: string };
+        error?: { message?: string };
+      };
+      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+      this.#endEdit();
+      this.#room.replying(agentName);
+      if (body.data?.replyId) this.#showStop(body.data.replyId);
+    } catch (error) {
+      this.#list.endRegenerate();
+      ui.sendError.textContent = `Not resent: ${describeError(error)}`;
+    } finally {
+      ui.sendButton.disabled = false;
+    }
   }
 
   /** The transport "Send through" picks. */

@@ -39,6 +39,7 @@ export interface Layout {
   sendError: HTMLElement;
   /** Sends the last message again, for a new reply. */
   regenerateButton: HTMLButtonElement;
+  editButton: HTMLButtonElement;
   /** The attach button's file picker, and the files waiting to go with the next message. */
   fileInput: HTMLInputElement;
   attachButton: HTMLButtonElement;
@@ -143,6 +144,11 @@ export function buildLayout(): Layout {
     { type: 'button', className: 'regenerate', hidden: true },
     'Regenerate',
   );
+  const editButton = h(
+    'button',
+    { type: 'button', className: 'edit', hidden: true, 'aria-pressed': 'false' },
+    'Edit',
+  );
   const sendButton = h('button', { type: 'submit', className: 'send' }, 'Send');
   const stopButton = h('button', { type: 'button', className: 'stop', hidden: true }, 'Stop');
   const sendError = h('p', { id: 'send-error', className: 'error', role: 'alert' });
@@ -152,7 +158,14 @@ export function buildLayout(): Layout {
     h('label', { for: 'message', className: 'visually-hidden' }, 'Message'),
     textInput,
     pendingFiles,
-    h('div', { className: 'composer-tools' }, attachButton, fileInput, regenerateButton),
+    h(
+      'div',
+      { className: 'composer-tools' },
+      attachButton,
+      fileInput,
+      editButton,
+      regenerateButton,
+    ),
     h('div', { className: 'composer-send' }, stopButton, sendButton),
   );
 
@@ -256,6 +269,7 @@ export function buildLayout(): Layout {
     stopButton,
     sendError,
     regenerateButton,
+    editButton,
     fileInput,
     attachButton,
     pendingFiles,

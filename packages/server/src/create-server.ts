@@ -20,6 +20,7 @@ import { apiDocsRoutes } from './api-docs';
 import { messagingRoutes } from './http/routes/messaging-routes';
 import { attachmentRoutes } from './http/routes/attachment-routes';
 import { AttachmentStore } from './attachments/attachment-store';
+import { ChannelNamer } from './channels/channel-namer';
 import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
@@ -422,6 +423,9 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   memory.addRecaller(knowledge.recaller);
   const summaries = new ChannelSummaryStore(database.db);
+  // Channels made as `New chat` are named after their first message once it is answered (a summary, else its
+  // first words).
+  const namer = new ChannelNamer({ channels: () => channels, model, logger });
   // Receipts of stored replies, signed by the agents' TEE keys: built once the TEE service exists (below). The
   // closures handed to messaging and the webhooks read it later, so it is declared here and assigned once there.
   // eslint-disable-next-line prefer-const -- assigned after the closures that read it are made
@@ -453,7 +457,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     telemetry,
     attachments,
     recallers: memory.recallers,
-    afterReply: [(agent, message, reply) => people.afterReply(agent, message, reply)],
+    afterReply: [
+      (agent, message, reply) => people.afterReply(agent, message, reply),
+      (agent, message, reply) => namer.afterReply(agent, message, reply),
+    ],
     conversation: new ConversationWindows({
       settings: { ...DEFAULTS.conversation, ...options.conversation },
       summaries,
@@ -746,6 +753,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     onDrainDeadline: () => messaging.abortReplies(),
     async afterClose() {
       messaging.abortReplies();
+      namer.stop();
       agentManager.stop();
       await Promise.all(agents.list().map((agent) => agent.stopServices()));
       await mcpClients.close();
@@ -754,6 +762,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       await scheduler.stop();
       await messaging.pausedReplies?.stop();
       await idempotencySweep.stop();
+      await namer.idle();
       await webhooks.close();
       await sequencer?.close();
       await store.flushed();

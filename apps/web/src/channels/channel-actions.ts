@@ -1,5 +1,5 @@
 import type { ChannelList } from './channel-list';
-import { createChannel, renameChannel, type ServerChannel } from './channels-api';
+import { createChannel } from './channels-api';
 
 /** The name a channel made by `New channel` has until its first message. */
 export const NEW_CHANNEL_NAME = 'New chat';
@@ -44,32 +44,18 @@ export async function makeChannel(
   channels.upsert(await createChannel({ id, name: NEW_CHANNEL_NAME, agentId }));
 }
 
-/** Files go to an existing channel: a channel not made yet (no message so far) is made now, named `name`. */
+/**
+ * A channel not made yet (no message so far) is made now, named {@link NEW_CHANNEL_NAME}: the server names it
+ * after its first message once that is answered.
+ */
 export async function ensureChannel(
   channels: ChannelList,
   id: string,
-  name: string,
   agentId: string | undefined,
 ): Promise<void> {
   if (channels.find(id)) return;
-  const made = await createChannel({ id, name: channelNameFrom(name), agentId }).catch(
+  const made = await createChannel({ id, name: NEW_CHANNEL_NAME, agentId }).catch(
     () => undefined, // 409: it exists already.
   );
   if (made) channels.upsert(made);
-}
-
-/**
- * A channel still called by a default name ({@link isDefaultName}) takes the first words sent in it; resolves
- * with the renamed channel, else undefined.
- */
-export async function nameAfterFirstWords(
-  channels: ChannelList,
-  id: string,
-  text: string,
-): Promise<ServerChannel | undefined> {
-  const channel = channels.find(id);
-  if (!channel || !isDefaultName(channel.name, channel.id)) return undefined;
-  const renamed = await renameChannel(channel.id, channelNameFrom(text)).catch(() => undefined);
-  if (renamed) channels.upsert(renamed);
-  return renamed;
 }

@@ -128,3 +128,11 @@ export const channelHistoryQuerySchema = z.object({
 
 /** @see channelHistoryQuerySchema */
 export type ChannelHistoryQuery = z.output<typeof channelHistoryQuerySchema>;
+
+/** Body of `POST /api/messaging/channels/{channelId}/messages/{messageId}/edit`: the message's new text. */
+export const editMessageRequestSchema = z.strictObject({
+  text: messageTextSchema.refine((text) => text.trim() !== '', 'must not be empty'),
+});
+
+/** @see editMessageRequestSchema */
+export type EditMessageRequest = z.infer<typeof editMessageRequestSchema>;

@@ -131,6 +131,17 @@ export class ChannelService {
   }
 
   /**
+   * Names a channel still called `New chat` (the channel namer, after its first reply); the channel's room
+   * hears `channelUpdated` (only those in the conversation learn what it is about). Undefined, and nothing
+   * told, when it has another name already.
+   */
+  async nameNewChat(channelId: string, name: string): Promise<Channel | undefined> {
+    const channel = await this.channels.nameNewChat(channelId, name);
+    if (channel) this.#options.events.toRoom(channelId, 'channelUpdated', channel);
+    return channel;
+  }
+
+  /**
    * Deletes a channel: its running replies are cancelled first, then its messages go in bounded batches, then
    * the channel itself (a failure half-way leaves the channel, so that deleting it again finishes the job),
    * then any message stored meanwhile. Every socket hears `channelDeleted`.

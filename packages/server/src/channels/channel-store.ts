@@ -60,6 +60,14 @@ const CHANNEL_COLUMNS = [
   'last_message_at',
 ] as const;
 
+/**
+ * The name a client gives a channel it wants the server to name: after the channel's first reply, the channel
+ * namer renames it by a short summary of its first message (see `channel-namer.ts`). The chat page names the
+ * channels it makes so; a channel made without a name, or by its first message, is not renamed (naming costs a
+ * model call, which only a channel that asks for it gets).
+ */
+export const NEW_CHANNEL_NAME = 'New chat';
+
 /** The name of a channel never named: from its id, as elizaOS names channels it creates on first use. */
 export function derivedChannelName(channelId: string): string {
   return `Chat ${channelId.slice(0, 8)}`;
@@ -241,6 +249,26 @@ export class ChannelStore {
           updated_at: NEXT_UPDATED_AT,
         })
         .where('id', '=', channelId)
+        .returning(CHANNEL_COLUMNS)
+        .executeTakeFirst(),
+    );
+    if (!row) return undefined;
+    await this.sync();
+    return toChannel(row);
+  }
+
+  /**
+   * Names a channel still called {@link NEW_CHANNEL_NAME}, in one statement (a name a person gave meanwhile is kept);
+   * the renamed channel, or undefined when it is named already or gone.
+   */
+  async nameNewChat(channelId: string, name: string): Promise<Channel | undefined> {
+    assertStorable({ texts: { name } });
+    const row = await storageCall('channel', () =>
+      this.db
+        .updateTable('channels')
+        .set({ name, updated_at: NEXT_UPDATED_AT })
+        .where('id', '=', channelId)
+        .where('name', '=', NEW_CHANNEL_NAME)
         .returning(CHANNEL_COLUMNS)
         .executeTakeFirst(),
     );

@@ -36,6 +36,7 @@ import { withDecidingSpan } from '../tracing/reply-telemetry';
 import { annotate } from '../tracing/in-span';
 import { contextOfStored } from '../tracing/trace-context';
 import { ReplyRegistry } from './reply-registry';
+import { toBroadcast } from './to-broadcast';
 
 export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
 
@@ -158,26 +159,79 @@ export class MessagingService {
    * user's message of that channel.
    */
   async regenerate(channelId: string, messageId: string): Promise<Conversation> {
+    return this.#answerAgain(channelId, messageId);
+  }
+
+  /**
+   * A person edits a message they sent, and it is answered again (Edit and resend). The stored message takes
+   * the new text (the texts it had before are kept in `metadata.edits`, oldest first, and `metadata.editedAt`
+   * says when), the room gets it again as `messageBroadcast` (same id, new text), and the channel's agent
+   * answers the new text as {@link regenerate} does. NOT_FOUND for a message that is not a person's message of
+   * the channel; FORBIDDEN unless `editor` wrote it (an admin may edit any).
+   */
+  async edit(
+    channelId: string,
+    messageId: string,
+    text: string,
+    editor: { entityId?: string; admin: boolean },
+  ): Promise<Conversation> {
+    return this.#answerAgain(channelId, messageId, { text, editor });
+  }
+
+  /**
+   * Regenerate and edit: the channel's agent answers a person's message again (a new reply `in_reply_to` it,
+   * marked `regenerated`, the earlier answers kept as its alternatives and no longer shown to the model), after
+   * the message takes its new text when it is edited.
+   */
+  async #answerAgain(
+    channelId: string,
+    messageId: string,
+    edit?: { text: string; editor: { entityId?: string; admin: boolean } },
+  ): Promise<Conversation> {
     const ticket = this.#admission.admit(channelId);
     try {
-      const message = await this.#options.store.get(messageId);
+      const stored = await this.#options.store.get(messageId);
       if (
-        !message ||
-        message.channel_id !== channelId ||
-        this.#options.agents.find(message.author_id) !== undefined
+        !stored ||
+        stored.channel_id !== channelId ||
+        this.#options.agents.find(stored.author_id) !== undefined ||
+        (edit && REPLY_SOURCES.has(stored.source_type))
       ) {
         throw new ParleyError(
           'NOT_FOUND',
-          `No message ${messageId} to answer again in this channel`,
+          `No message ${messageId} to ${edit ? 'edit' : 'answer again'} in this channel`,
         );
       }
+      if (edit && !edit.editor.admin && edit.editor.entityId !== stored.author_id) {
+        throw new ParleyError('FORBIDDEN', 'Only the author of a message may edit it');
+      }
       const agent = await this.resolveAgent(channelId);
+      const message = edit ? await this.#storeEdit(stored, edit.text) : stored;
       const reply = this.#startReply(agent, message, ticket, reservedUuid(), true);
       return { message, agent, reply, replayed: false };
     } catch (error) {
       ticket.release();
       throw error;
     }
+  }
+
+  /** Stores a message's new text (its earlier texts kept) and shows the room the message with it. */
+  async #storeEdit(message: StoredMessage, text: string): Promise<StoredMessage> {
+    const editedAt = new Date().toISOString();
+    const earlier: unknown[] = Array.isArray(message.metadata.edits) ? message.metadata.edits : [];
+    const edited = await this.#options.store.edit(message.id, {
+      content: text,
+      metadata: {
+        ...message.metadata,
+        edits: [...earlier, { text: message.content, until: editedAt }],
+        editedAt,
+      },
+    });
+    if (!edited)
+      throw new ParleyError('NOT_FOUND', `No message ${message.id} to edit in this channel`);
+    // The room sees the new text in place of the old (clients key messages by id), then the new answer.
+    this.#options.broadcaster.emit(message.channel_id, 'messageBroadcast', toBroadcast(edited));
+    return edited;
   }
 
   /**

@@ -312,6 +312,34 @@ export class MessageStore {
     return row && fromRow(row);
   }
 
+  /**
+   * Changes a stored message's text and metadata (a person edited their message); the stored record after the
+   * change, or undefined when there is no such message. The channel's recent messages held in memory are
+   * forgotten, so the next reply reads the new text.
+   */
+  async edit(
+    messageId: string,
+    change: { content: string; metadata: Record<string, unknown> },
+  ): Promise<StoredMessage | undefined> {
+    assertStorable({ texts: { content: change.content }, json: { metadata: change.metadata } });
+    const row = await storageCall('message', () =>
+      this.#db
+        .updateTable('messages')
+        .set({
+          content: change.content,
+          metadata: sql`${JSON.stringify(change.metadata)}::jsonb`,
+        })
+        .where('id', '=', messageId)
+        .returning(MESSAGE_COLUMNS)
+        .executeTakeFirst(),
+    );
+    if (!row) return undefined;
+    await this.#sync();
+    const stored = fromRow(row);
+    this.#recent?.forget(stored.channel_id);
+    return stored;
+  }
+
   /** Resolves when every accepted insert is durable, and every channel's activity written. */
   async flushed(): Promise<void> {
     await this.#writer.idle();

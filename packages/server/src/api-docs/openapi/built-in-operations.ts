@@ -5,6 +5,7 @@ import {
   approvalDecidedSchema,
   approvalDecisionSchema,
   channelMessageRequestSchema,
+  editMessageRequestSchema,
   healthSchema,
   listedMessageSchema,
   storedMessageSchema,
@@ -341,6 +342,36 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       },
     },
     errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
+  },
+  {
+    method: 'post',
+    path: '/api/messaging/channels/:channelId/messages/:messageId/edit',
+    operationId: 'editMessage',
+    summary: 'Edit a sent message and have it answered again',
+    description:
+      "Only the message's author (or an admin) may edit it. The stored message takes the new text (the " +
+      'texts it had are kept in `metadata.edits`, `metadata.editedAt` says when); the room gets it again as ' +
+      '`messageBroadcast` with the same id and the new text. The agent answers the new text as Regenerate ' +
+      'does: a new reply `in_reply_to` the message, marked `metadata.regenerated`, streamed to the room; the ' +
+      'earlier answers stay in the history as its alternatives and are no longer shown to the model.',
+    tag: 'messaging',
+    auth: ['apiKey'],
+    pathParams: { channelId: uuidSchema, messageId: uuidSchema },
+    body: editMessageRequestSchema,
+    responses: {
+      202: {
+        description: 'The message is edited and its new answer is being produced.',
+        json: apiSuccessSchema(
+          z.object({
+            messageId: uuidSchema,
+            text: z.string(),
+            replyId: uuidSchema,
+            status: z.literal('answering'),
+          }),
+        ),
+      },
+    },
+    errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'UNAVAILABLE'],
   },
   {
     method: 'post',

@@ -5,6 +5,7 @@ import {
   agentMessageSchema,
   isRecord,
   channelMessageRequestSchema,
+  editMessageRequestSchema,
   parseOrThrow,
   uuidSchema,
 } from '@parley/core';
@@ -148,6 +149,31 @@ export function messagingRoutes(
     const { message, reply } = await messaging.regenerate(channelId, messageId);
     return c.json(
       success({ messageId: message.id, replyId: reply.replyId, status: 'answering' as const }),
+      202,
+    );
+  });
+
+  // Edit and resend: the author (or an admin) changes their message's text; the room gets the message again
+  // with the new text, and the agent answers it again as Regenerate does (the earlier answers kept). 202 with
+  // the new reply's id.
+  routes.post('/api/messaging/channels/:channelId/messages/:messageId/edit', async (c) => {
+    const channelId = parseOrThrow(uuidSchema, c.req.param('channelId'), 'channelId');
+    const messageId = parseOrThrow(uuidSchema, c.req.param('messageId'), 'messageId');
+    const { text } = await readJsonBody(c, editMessageRequestSchema, 'edit');
+    const who = askerOf(c);
+    const admin = ChannelAccess.isAdmin(who);
+    if (!admin) await access.assertRead(who, channelId);
+    const { message, reply } = await messaging.edit(channelId, messageId, text, {
+      admin,
+      entityId: who?.entityId,
+    });
+    return c.json(
+      success({
+        messageId: message.id,
+        text: message.content,
+        replyId: reply.replyId,
+        status: 'answering' as const,
+      }),
       202,
     );
   });
