@@ -11,6 +11,8 @@ export const RESERVED_PATH_PREFIXES = [
   '/api/agents',
   '/api/server',
   '/api/webhooks',
+  // The audit log of admin actions (admins only).
+  '/api/audit',
   // elizaOS's memory API (`@elizaos/api-client`'s `memory.*`): agents' memories and rooms.
   '/api/memory',
   '/socket.io',

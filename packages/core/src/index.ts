@@ -45,4 +45,5 @@ export * from './errors/codes';
 export * from './errors/parley-error';
 export * from './errors/validation';
 export * from './schemas/webhooks';
+export * from './schemas/audit';
 export * from './schemas/receipts';
