@@ -10,6 +10,7 @@ import type { AppEnv } from './http/app-env';
 import { applyConnectionLimits, type ConnectionLimitOptions } from './guards/connection-limits';
 import type { TrustProxy } from './guards/client-address';
 import { createHttpApp } from './http/create-app';
+import { AuditLog, AuditStore, auditRoutes } from './audit';
 import { createRequestHostPolicy } from './guards/host-allow-list';
 import { createSocketOriginPolicy } from './guards/origin-guard';
 import type { RequestLogOptions } from './http/request-log';
@@ -406,6 +407,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.
   const attachments = new AttachmentStore(database.db, () => database.sync());
+  // Admin actions, appended to audit_log and told as `audit` log lines (audit/).
+  const audit = new AuditLog(new AuditStore(database.db, () => database.sync()), logger);
   // What agents remember of the people they talk with (facts after replies, recalled in any channel), and the
   // running summaries of long channels.
   const people = new PeopleMemory({
@@ -453,6 +456,18 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     approvals: {
       ...options.approvals,
       store: new ApprovalStore(database.db, () => database.sync()),
+      onDecided: (decided, { reason, decidedBy, channelId }) =>
+        audit.record({
+          action: 'approval.decide',
+          target: decided.replyId,
+          detail: {
+            toolCallId: decided.toolCallId,
+            decision: decided.status,
+            channelId,
+            decidedBy,
+            hasReason: reason !== undefined,
+          },
+        }),
     },
     telemetry,
     attachments,
@@ -566,6 +581,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     rateLimit: options.rateLimit,
     trustProxy: trustProxyOf(options),
     tracer,
+    audit,
   });
   app.use(provideChannelAccess(channelAccess));
   if (identity.configured) app.route('/', identityRoutes(identity, identity.settings));
@@ -643,6 +659,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     }),
   );
   app.route('/', webhooks.routes);
+  app.route('/', auditRoutes(audit.store));
   app.route(
     '/',
     mcpRoutes({

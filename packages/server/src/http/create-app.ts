@@ -22,6 +22,8 @@ import { HEALTH_PATH, isOpenPath } from './routes/server-routes';
 import { httpTracing } from '../tracing/http-tracing';
 import { handleOpenAIError, isOpenAIPath } from '../openai/openai-errors';
 import { isA2APath, isAgentCardPath } from '../a2a/a2a-routes';
+import type { AuditLog } from '../audit/audit-log';
+import { auditActions } from '../audit/audit-middleware';
 
 /** The path of the MCP endpoint: the agents served as tools over Streamable HTTP. */
 export const MCP_PATH = '/mcp';
@@ -59,6 +61,8 @@ export interface HttpAppOptions extends RequestLogOptions {
   tracer?: Tracer;
   /** Who asks (identity/): when it accepts people, it replaces the token check and sets `identity`. */
   identity?: IdentityResolver;
+  /** Where admin actions are recorded (audit/): each request runs in its caller's audit scope. */
+  audit?: AuditLog;
 }
 
 export { apiKeyAuth } from '../guards/api-key';
@@ -114,6 +118,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   if (options.tracer) app.use(httpTracing(options.tracer));
   app.use(requestId());
   app.use(requestLog(options));
+  // Then the audit scope: whatever the request decides knows who asked, and its admin action is recorded.
+  if (options.audit) app.use(auditActions(options.audit));
 
   app.use(hostAllowList({ allowedHosts: options.allowedHosts, bindHost: options.bindHost }));
   app.use(originGuard(options.allowedOrigins ?? []));

@@ -17,6 +17,7 @@ import type { MessageStore } from '../storage/message-store';
 import type { ReplyTelemetry } from '../tracing/reply-telemetry';
 import type { ChannelSequencer } from './channel-sequencer';
 import type { IdempotencyRecords } from './idempotency';
+import type { OnApprovalDecided } from './paused-replies';
 import type { ReplyLimits } from './reply-admission';
 import type { RoomBroadcaster } from './room-broadcaster';
 
@@ -111,7 +112,9 @@ export interface MessagingServiceOptions {
    * Where replies that wait for approvals are kept, and their bounds (default `DEFAULTS.approvals`). Without
    * it, a call that needs approval is refused.
    */
-  approvals?: { store: ApprovalStore } & Partial<Record<keyof typeof DEFAULTS.approvals, number>>;
+  approvals?: { store: ApprovalStore; onDecided?: OnApprovalDecided } & Partial<
+    Record<keyof typeof DEFAULTS.approvals, number>
+  >;
   /** Spans and metrics of each reply, its model calls and tool calls (default: none). */
   telemetry?: ReplyTelemetry;
   /**

@@ -39,6 +39,7 @@ export function createPausedReplies(wiring: PausedRepliesWiring): PausedReplies 
     followPollMs: approvals.followPollMs ?? DEFAULTS.approvals.followPollMs,
     held: (replyId) => replies.get(replyId)?.stream,
     stopped: () => replies.stopped,
+    onDecided: approvals.onDecided,
     run: (stream, _agent, produce, storedContext) => wiring.run(stream, produce, storedContext),
     continueReply: (stream, agent, userMessage, checkpoint, decisions, signal) =>
       continueModelReply(

@@ -43,7 +43,18 @@ export interface PausedRepliesOptions {
     signal: AbortSignal,
   ): Promise<void>;
   stopped: () => boolean;
+  /**
+   * Told each decision once it is taken (the audit records it here, in the caller's scope, whichever face it came
+   * by: REST, the socket, the UI chat or A2A). Awaited; it must not throw.
+   */
+  onDecided?: OnApprovalDecided;
 }
+
+/** What {@link PausedRepliesOptions.onDecided} is told of one decision. */
+export type OnApprovalDecided = (
+  decided: ApprovalDecided,
+  input: { reason?: string; decidedBy?: string; channelId: string },
+) => Promise<void> | void;
 
 /** How many ready replies one sweep claims. */
 const CLAIM_BATCH = 16;
@@ -106,13 +117,19 @@ export class PausedReplies {
     ) {
       throw new ParleyError('CONFLICT', 'This approval request was already decided or has expired');
     }
+    const decided: ApprovalDecided = { replyId, toolCallId: input.toolCallId, status: decision };
+    await this.#options.onDecided?.(decided, {
+      reason: input.reason,
+      decidedBy: input.decidedBy,
+      channelId: state.channelId,
+    });
     void this.#resumeReady(replyId).catch((error: unknown) =>
       this.#options.logger.warn(
         { err: error, replyId },
         'a decided reply did not go on yet; the sweep will',
       ),
     );
-    return { replyId, toolCallId: input.toolCallId, status: decision };
+    return decided;
   }
 
   /**

@@ -20,6 +20,7 @@ import { ChannelAccess, postingEntity, socketAskerOf } from '../identity/channel
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from '../guards/token-bucket';
+import { socketAuditScope, withAuditScope } from '../audit/audit-context';
 import { annotate, markFailed } from '../tracing/in-span';
 import { messageEventOf, socketEventObserver } from '../tracing/socket-tracing';
 
@@ -239,7 +240,12 @@ export function serveSocketProtocol(
       const decidedBy = `socket:${entityId}`;
       return limits.access
         .assertDecide(socketAskerOf(socket), replyId)
-        .then(() => messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId))
+        .then(() =>
+          // In the socket's audit scope: the audit names whoever signed in on this socket.
+          withAuditScope(socketAuditScope(socket), () =>
+            messaging.decideApproval(replyId, { ...decision, decidedBy }, roomId),
+          ),
+        )
         .then(
           (decided) =>
             ackOf(ack)?.({

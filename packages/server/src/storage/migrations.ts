@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
 import { createA2ATaskTable } from '../a2a/a2a-task-migration';
+import { createAuditLogTable } from '../audit/audit-migration';
 import { createAgentAndSessionTables } from './agent-session-migration';
 import { createAttachmentTable } from './attachment-migration';
 import { createChannelColumns } from './channel-migration';
@@ -307,6 +308,12 @@ const migrations: Record<string, Migration> = {
     // The A2A face's tasks, so that any process answers GetTask and CancelTask (see a2a/a2a-task-migration.ts).
     async up(db: Kysely<unknown>) {
       await createA2ATaskTable(db);
+    },
+  },
+  '0030_audit_log': {
+    // The append-only audit log of admin actions (see audit/audit-migration.ts).
+    async up(db: Kysely<unknown>) {
+      await createAuditLogTable(db);
     },
   },
 };

@@ -1,3 +1,4 @@
+import type { AuditTables } from '../audit/audit-migration';
 import type { SummaryTables } from '../memory/summary/summary-tables';
 import type { ChannelMemberTables } from './channel-member-migration';
 import type { MemoryTables } from '../memory/memory-tables';
@@ -190,7 +191,7 @@ export interface AttachmentTable {
 
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema
-  extends WebhookTables, SummaryTables, MemoryTables, ChannelMemberTables {
+  extends WebhookTables, SummaryTables, MemoryTables, ChannelMemberTables, AuditTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;

@@ -26,6 +26,7 @@ import { UI_CHAT_OPERATIONS } from './ui-chat-operations';
 import { A2A_OPERATIONS } from './a2a-operations';
 import { MEMORY_OPERATIONS } from './memory-operations';
 import { KNOWLEDGE_OPERATIONS } from './knowledge-operations';
+import { AUDIT_OPERATIONS } from './audit-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -182,6 +183,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...A2A_OPERATIONS,
     ...MEMORY_OPERATIONS,
     ...KNOWLEDGE_OPERATIONS,
+    ...AUDIT_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
@@ -243,6 +245,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         description: 'The agents over A2A: agent cards and JSON-RPC (tasks).',
       },
       { name: 'memory', description: "What agents remember, and elizaOS's memory API." },
+      { name: 'audit', description: 'The append-only audit log of admin actions.' },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],
