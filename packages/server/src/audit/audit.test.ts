@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
+import type { SocketAck } from '@parley/core';
 import type { AddressInfo } from 'node:net';
 import { definePlugin } from '@parley/plugin-sdk';
 import { sql } from 'kysely';
@@ -7,6 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { weatherAction, type ActionCall } from '../../test/agent-loop-fixture';
 import { copyPGliteTemplate } from '../../test/databases';
+import { connectClient, joinRoom } from '../../test/socket-client';
 import { ScriptedModel } from '../../test/scripted-model';
 import { sharedSecretPeople, weatherWhenAsked } from '../../test/shared-secret-people';
 import { startTestServer, type TestServer } from '../../test/test-server';
@@ -174,6 +176,41 @@ describe('audit log', () => {
       )
       .filter((line) => line.msg === 'audit' && line.audit?.outcome === 'denied');
     expect(denied.map((line) => line.audit!.path)).toContain('/api/agents');
+  }, 60_000);
+
+  it('records a decision over the socket as whoever signed in on it', async () => {
+    const created = await as('alice', 'POST', '/api/messaging/channels', { name: 'by socket' });
+    const channel = ((await created.json()) as { data: { id: string } }).data.id;
+    const paused = await as('alice', 'POST', `/api/messaging/channels/${channel}/messages`, {
+      text: 'weather?',
+      mode: 'sync',
+    });
+    expect(paused.status).toBe(202);
+    const { replyId } = (await paused.json()) as { replyId: string };
+    // Root, an admin person, decides it over the socket.
+    const root = await connectClient(test.url, 'websocket', {
+      auth: { token: tokens.get('root')! },
+    });
+    try {
+      expect((await joinRoom(root, channel, idOf('root'))).status).toBe('ok');
+      const ack: SocketAck = await root.emitWithAck('decideApproval', {
+        replyId,
+        roomId: channel,
+        toolCallId: 'call_1',
+        approved: false,
+      });
+      expect(ack).toMatchObject({ status: 'ok' });
+    } finally {
+      root.disconnect();
+    }
+    const { entries } = await audit(`target=${replyId}`);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      action: 'approval.decide',
+      actor: { kind: 'person', id: idOf('root') },
+      detail: { decision: 'denied', decidedBy: `socket:${idOf('root')}` },
+      requestId: null,
+    });
   }, 60_000);
 
   it('pages stay whole while 20 actions land at once: no duplicate, no gap', async () => {
