@@ -1,7 +1,9 @@
 import { API_KEY_HEADER } from '@parley/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env';
+import { asPerson } from '../messaging/person-scope';
 import { bearerChallenge } from './guard';
+import { isAdmin } from './identity';
 import { AuthError, type IdentityResolver } from './resolve-identity';
 
 /** The credential a request carries: `x-api-key`, else `Authorization: Bearer`. */
@@ -15,7 +17,8 @@ export function offeredCredential(header: (name: string) => string | string[] | 
 }
 
 /**
- * hono middleware that sets `c.get('identity')` from the request's credential, or answers 401 with a
+ * hono middleware that sets `c.get('identity')` from the request's credential (and runs the rest of the request
+ * as that person's: `person-scope.ts`), or answers 401 with a
  * `WWW-Authenticate: Bearer` challenge (naming `resourceMetadata`, the protected-resource metadata, when given).
  */
 export function identityAuth(
@@ -23,8 +26,10 @@ export function identityAuth(
   options: { resourceMetadata?: (c: { req: { url: string } }) => string | undefined } = {},
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    let identity;
     try {
-      c.set('identity', await resolver.resolve(offeredCredential((name) => c.req.header(name))));
+      identity = await resolver.resolve(offeredCredential((name) => c.req.header(name)));
+      c.set('identity', identity);
     } catch (error) {
       if (error instanceof AuthError) {
         c.header(
@@ -37,7 +42,8 @@ export function identityAuth(
       }
       throw error;
     }
-    await next();
+    // What the request starts counts against the person's own budgets (a reply's place in the queue).
+    await asPerson(isAdmin(identity) ? undefined : identity.entityId, next);
   };
 }
 

@@ -1,4 +1,5 @@
 import { ParleyError } from '@parley/core';
+import { currentPerson } from './person-scope';
 
 /** How much reply work the server takes on before it says no. */
 export interface ReplyLimits {
@@ -8,12 +9,18 @@ export interface ReplyLimits {
   maxQueuedPerChannel: number;
   /** Replies waiting or running in all (default 1000); more are refused with UNAVAILABLE (503). */
   maxQueuedTotal: number;
+  /**
+   * Replies waiting or running that one signed-in person started, over all channels (default 8); more are
+   * refused with RATE_LIMITED (429). The operator and admins are not bounded by it.
+   */
+  maxQueuedPerPerson: number;
 }
 
 export const DEFAULT_REPLY_LIMITS: ReplyLimits = {
   maxConcurrentModelCalls: 32,
   maxQueuedPerChannel: 16,
   maxQueuedTotal: 1000,
+  maxQueuedPerPerson: 8,
 };
 
 /** A place taken in the reply queue; released once, when the reply ends or the request fails before it. */
@@ -33,6 +40,8 @@ export class ReplyAdmission {
   readonly #limits: ReplyLimits;
   /** The places held per channel, in the order they were taken (their count is the channel's load). */
   readonly #held = new Map<string, Set<number>>();
+  /** Replies waiting or running per signed-in person (see `person-scope.ts`). */
+  readonly #perPerson = new Map<string, number>();
   #taken = 0;
   #total = 0;
 
@@ -40,8 +49,12 @@ export class ReplyAdmission {
     this.#limits = limits;
   }
 
-  /** Takes a place for a reply in `channelId`, or throws UNAVAILABLE (server full) or RATE_LIMITED (channel full). */
+  /**
+   * Takes a place for a reply in `channelId`, or throws UNAVAILABLE (server full) or RATE_LIMITED (channel full,
+   * or the person it is for has their most replies waiting or running).
+   */
   admit(channelId: string): ReplyTicket {
+    const person = currentPerson();
     if (this.#total >= this.#limits.maxQueuedTotal) {
       throw new ParleyError(
         'UNAVAILABLE',
@@ -58,6 +71,15 @@ export class ReplyAdmission {
         { details: { retryAfterSeconds: 2 } },
       );
     }
+    const byPerson = person === undefined ? 0 : (this.#perPerson.get(person) ?? 0);
+    if (byPerson >= this.#limits.maxQueuedPerPerson) {
+      throw new ParleyError(
+        'RATE_LIMITED',
+        `You already have ${this.#limits.maxQueuedPerPerson} replies waiting or running; retry when one ends`,
+        { details: { retryAfterSeconds: 2 } },
+      );
+    }
+    if (person !== undefined) this.#perPerson.set(person, byPerson + 1);
     this.#total += 1;
     const place = (this.#taken += 1);
     let places = this.#held.get(channelId);
@@ -70,6 +92,11 @@ export class ReplyAdmission {
         if (!held) return;
         held = false;
         this.#total -= 1;
+        if (person !== undefined) {
+          const left = this.#perPerson.get(person)! - 1;
+          if (left === 0) this.#perPerson.delete(person);
+          else this.#perPerson.set(person, left);
+        }
         places.delete(place);
         if (places.size === 0 && this.#held.get(channelId) === places) this.#held.delete(channelId);
       },

@@ -17,6 +17,7 @@ import type { Socket } from 'socket.io';
 import { logError, toParleyError } from '../errors/to-parley-error';
 import { redactText } from '../redaction/redact';
 import { ChannelAccess, postingEntity, socketAskerOf } from '../identity/channel-access';
+import { asPerson } from '../messaging/person-scope';
 import type { MessagingService } from '../messaging/messaging-service';
 import type { ParleySocketServer } from './create-socket-server';
 import { TokenBucket } from '../guards/token-bucket';
@@ -136,20 +137,25 @@ export function serveSocketProtocol(
     requireMember(socket, payload.roomId, payload.senderId);
     annotate({ 'gen_ai.conversation.id': payload.roomId });
     logger.info({ socketId: socket.id, roomId: payload.roomId }, 'socket message');
-    const { message } = await messaging.converse({
-      channelId: payload.roomId,
-      text: payload.message,
-      entityId: payload.senderId,
-      senderName: payload.senderName,
-      source: payload.source,
-      messageId: payload.messageId,
-      agentId: payload.agentId,
-      ifBusy: payload.ifBusy,
-      metadata:
-        payload.attachments.length > 0
-          ? { ...payload.metadata, attachments: payload.attachments }
-          : payload.metadata,
-    });
+    // The reply counts against the signed-in person's own budget, as at the HTTP doors.
+    const who = socketAskerOf(socket);
+    const person = ChannelAccess.isAdmin(who) ? undefined : who?.entityId;
+    const { message } = await asPerson(person, () =>
+      messaging.converse({
+        channelId: payload.roomId,
+        text: payload.message,
+        entityId: payload.senderId,
+        senderName: payload.senderName,
+        source: payload.source,
+        messageId: payload.messageId,
+        agentId: payload.agentId,
+        ifBusy: payload.ifBusy,
+        metadata:
+          payload.attachments.length > 0
+            ? { ...payload.metadata, attachments: payload.attachments }
+            : payload.metadata,
+      }),
+    );
     ack?.({ status: 'ok', messageId: message.id, roomId: message.channel_id });
   }
 
