@@ -56,6 +56,8 @@ const STOP_WORDS = new Set(
 /** Rows one insert statement carries. */
 const INSERT_BATCH = 500;
 
+type InsertRow = ReturnType<SqlMemoryStore['rowOf']>['row'];
+
 type Row = {
   id: string;
   agent_id: string;
@@ -140,10 +142,11 @@ export class SqlMemoryStore implements MemoryStore {
     this.recorded.add(agentId);
   }
 
+  /** The row to insert, and its vector as numbers (what the cache is told). */
   private rowOf(memory: NewMemory, tableName: string, unique: boolean) {
     const agentId = checkUuid(memory.agentId, 'agentId');
     const embedding = this.embeddingOf(memory.embedding);
-    return {
+    const row = {
       id: memory.id === undefined ? randomUUID() : checkUuid(memory.id, 'id'),
       agent_id: agentId,
       table_name: checkTableName(tableName),
@@ -164,6 +167,24 @@ export class SqlMemoryStore implements MemoryStore {
           ? new Date(memory.createdAt)
           : new Date(),
     };
+    return { row, vector: embedding ?? null };
+  }
+
+  /** Tells the cache of rows inserted (nothing when the agent's table is not loaded). */
+  private cacheInserted(inserted: readonly { row: InsertRow; vector: number[] | null }[]): void {
+    const { cache } = this.options;
+    if (!cache) return;
+    for (const { row, vector } of inserted) {
+      if (vector === null) continue;
+      cache.put(row.agent_id, row.table_name, {
+        id: row.id,
+        room_id: row.room_id,
+        entity_id: row.entity_id,
+        world_id: row.world_id,
+        is_unique: row.is_unique,
+        embedding: vector,
+      });
+    }
   }
 
   async create(memory: NewMemory, tableName: string, unique = false): Promise<string> {
@@ -192,9 +213,9 @@ export class SqlMemoryStore implements MemoryStore {
               .execute();
       isUnique = same.length === 0;
     }
-    const row = this.rowOf(memory, tableName, isUnique);
+    const inserted = this.rowOf(memory, tableName, isUnique);
+    const { row } = inserted;
     if (memory.embedding) await this.recordModel(row.agent_id);
-    this.options.cache?.invalidate(row.agent_id, row.table_name);
     try {
       await this.db.insertInto('memories').values(row).execute();
     } catch (error) {
@@ -203,22 +224,25 @@ export class SqlMemoryStore implements MemoryStore {
       }
       throw error;
     }
+    this.cacheInserted([inserted]);
     return row.id;
   }
 
   async createMany(memories: readonly NewMemory[], tableName: string): Promise<string[]> {
-    const rows = memories.map((memory) => this.rowOf(memory, tableName, false));
-    for (const agentId of new Set(rows.filter((row) => row.embedding).map((row) => row.agent_id))) {
+    const inserted = memories.map((memory) => this.rowOf(memory, tableName, false));
+    const withVectors = inserted.filter(({ vector }) => vector !== null);
+    for (const agentId of new Set(withVectors.map(({ row }) => row.agent_id))) {
       await this.recordModel(agentId);
     }
-    for (const row of rows) this.options.cache?.invalidate(row.agent_id, row.table_name);
-    for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    for (let start = 0; start < inserted.length; start += INSERT_BATCH) {
+      const batch = inserted.slice(start, start + INSERT_BATCH);
       await this.db
         .insertInto('memories')
-        .values(rows.slice(start, start + INSERT_BATCH))
+        .values(batch.map(({ row }) => row))
         .execute();
+      this.cacheInserted(batch);
     }
-    return rows.map((row) => row.id);
+    return inserted.map(({ row }) => row.id);
   }
 
   /** The filter's conditions, as SQL (`m` is the memories table). */
@@ -374,14 +398,14 @@ export class SqlMemoryStore implements MemoryStore {
     const agentId = checkUuid(filter.agentId, 'agentId');
     const tableName = checkTableName(filter.tableName);
     const key = VectorCache.key(agentId, tableName, embedding.length);
-    if (!cache.has(key)) {
+    const table = await cache.ensure(key, embedding.length, async () => {
       const { rows } = await sql<CacheRow>`
         SELECT id, room_id, entity_id, world_id, is_unique, embedding::text AS embedding FROM memories
         WHERE agent_id = ${agentId} AND table_name = ${tableName}
           AND dimensions = ${sql.raw(String(embedding.length))}`.execute(this.db);
-      cache.load(key, embedding.length, rows);
-    }
-    const top = cache.search(key, embedding, filter, threshold, limit);
+      return rows;
+    });
+    const top = cache.search(table, embedding, filter, threshold, limit);
     if (top.length === 0) return [];
     const { rows } = await sql<Row>`
       SELECT ${this.columns(true)} FROM memories m
@@ -422,37 +446,49 @@ export class SqlMemoryStore implements MemoryStore {
       set.metadata = sql`metadata || ${JSON.stringify(checkJson(patch.metadata, 'metadata'))}::jsonb`;
     }
     if (embedding) set.embedding = sql`${vectorLiteral(embedding)}::real[]`;
-    this.invalidate(agentId);
     let builder = this.db.updateTable('memories').set(set).where('id', '=', patch.id.toLowerCase());
     if (agentId !== undefined)
       builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
     if (Object.keys(set).length === 0) {
       return (await this.getById(patch.id, agentId)) !== undefined;
     }
-    const result = await builder.executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const rows = await builder
+      .returning(['id', 'agent_id', 'table_name', 'room_id', 'entity_id', 'world_id', 'is_unique'])
+      .execute();
+    // Only a new vector changes what the cache holds (content and metadata are not in it).
+    if (embedding) {
+      for (const row of rows) {
+        this.options.cache?.put(row.agent_id, row.table_name, { ...row, embedding });
+      }
+    }
+    return rows.length > 0;
   }
 
   async delete(id: string, agentId?: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    this.invalidate(agentId);
     let builder = this.db.deleteFrom('memories').where('id', '=', id.toLowerCase());
     if (agentId !== undefined)
       builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
-    const result = await builder.executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    const rows = await builder.returning(['id', 'agent_id', 'table_name']).execute();
+    for (const row of rows) this.options.cache?.remove(row.agent_id, row.table_name, row.id);
+    return rows.length > 0;
   }
 
+  /**
+   * A bulk delete (rare: a room, a table) drops the agent's cached table instead of marking each row dead: before
+   * the delete (searches meanwhile read it again) and after (a read begun meanwhile is not kept).
+   */
   async deleteAll(filter: MemoryFilter): Promise<number> {
-    this.invalidate(filter.agentId);
-    const result = await sql`DELETE FROM memories m WHERE ${this.where(filter)}`.execute(this.db);
-    return Number(result.numAffectedRows ?? 0);
-  }
-
-  /** Drops the cached vectors a write may change (every agent's when the agent is not known). */
-  private invalidate(agentId: string | undefined): void {
-    if (agentId === undefined) this.options.cache?.clear();
-    else this.options.cache?.invalidate(agentId.toLowerCase());
+    const where = this.where(filter);
+    const agentId = checkUuid(filter.agentId, 'agentId');
+    const tableName = checkTableName(filter.tableName);
+    this.options.cache?.invalidate(agentId, tableName);
+    try {
+      const result = await sql`DELETE FROM memories m WHERE ${where}`.execute(this.db);
+      return Number(result.numAffectedRows ?? 0);
+    } finally {
+      this.options.cache?.invalidate(agentId, tableName);
+    }
   }
 
   async count(filter: MemoryFilter): Promise<number> {

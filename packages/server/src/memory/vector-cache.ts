@@ -1,14 +1,26 @@
-/** One agent's table of vectors in memory: row metadata for the filters, the vectors and their norms. */
+/**
+ * One agent's table of vectors in memory: row metadata for the filters, the vectors and their norms, in slots.
+ * A deleted row leaves a dead slot (`ids[slot] === null`) the scan skips; appends grow the arrays geometrically.
+ */
 interface CachedTable {
-  ids: string[];
+  ids: (string | null)[];
   rooms: string[];
   entities: string[];
   worlds: (string | null)[];
   uniques: boolean[];
+  /** `capacity × dimensions` values; slots `[0, length)` are used. */
   vectors: Float32Array;
   norms: Float64Array;
   dimensions: number;
+  /** Slots used, live or dead. */
+  length: number;
+  dead: number;
+  /** The slot of each live id. */
+  slots: Map<string, number>;
 }
+
+/** A table of the cache, as {@link VectorCache.ensure} answers it for a search. */
+export type VectorTable = CachedTable;
 
 /** A row as the cache is loaded with: `embedding` as PostgreSQL's text of a `real[]`. */
 export interface CacheRow {
@@ -20,6 +32,16 @@ export interface CacheRow {
   embedding: string;
 }
 
+/** A row as a write gives it to the cache: its vector as the numbers written (stored as float4). */
+export interface CacheWrite {
+  id: string;
+  room_id: string;
+  entity_id: string;
+  world_id: string | null;
+  is_unique: boolean;
+  embedding: readonly number[] | null;
+}
+
 /** What a cached search matches: the store's filters. */
 export interface CacheFilter {
   roomId?: string;
@@ -28,17 +50,39 @@ export interface CacheFilter {
   unique?: boolean;
 }
 
+/** A write as it is replayed on a table loaded while it happened. */
+type Change =
+  | { kind: 'put'; agentId: string; tableName: string; row: CacheWrite }
+  | { kind: 'remove'; agentId: string; tableName: string; id: string };
+
+/** A load in flight: the writes made meanwhile, replayed on what it read; `dropped` when a bulk write came. */
+interface Load {
+  key: string;
+  promise: Promise<CachedTable>;
+  changes: Change[];
+  dropped: boolean;
+}
+
 /** Most tables kept; the least recently loaded goes first. */
 const MAX_TABLES = 64;
+/** A table is compacted when it has more dead slots than this and than live ones. */
+const MIN_COMPACTION = 64;
+
+const prefixOf = (agentId: string, tableName?: string) =>
+  tableName === undefined ? `${agentId}\u0000` : `${agentId}\u0000${tableName}\u0000`;
 
 /**
  * The exact vector search of a database only this process writes (the embedded PGlite): each agent's table of
- * vectors is read once into a Float32Array and scanned in JavaScript (a tight loop, no SQL per element), and
- * dropped at any write to it. The cosine is computed as the SQL search computes it (float4 values, float64
- * arithmetic, in order), so the answers are the same.
+ * vectors is read once into a Float32Array and scanned in JavaScript (a tight loop, no SQL per element), then kept
+ * up to date by the store's writes: a created row is appended, an updated one replaced in its slot, a deleted one
+ * left as a dead slot (compacted when they outnumber the live ones); bulk deletes drop the agent's tables. A write
+ * to a table not loaded does nothing (the next search reads it); a write made while a table is being read is
+ * replayed on what was read, so it is never lost. The cosine is computed as the SQL search computes it (float4
+ * values, float64 arithmetic, in order), so the answers are the same.
  */
 export class VectorCache {
   readonly #tables = new Map<string, CachedTable>();
+  readonly #loads = new Set<Load>();
 
   static key(agentId: string, tableName: string, dimensions: number): string {
     return `${agentId}\u0000${tableName}\u0000${dimensions}`;
@@ -48,56 +92,84 @@ export class VectorCache {
     return this.#tables.has(key);
   }
 
-  /** Drops an agent's tables (all of them when `tableName` is not known). */
+  /** Drops an agent's tables (all of them when `tableName` is not known), and what is being read of them. */
   invalidate(agentId: string, tableName?: string): void {
-    const prefix =
-      tableName === undefined ? `${agentId}\u0000` : `${agentId}\u0000${tableName}\u0000`;
+    const prefix = prefixOf(agentId, tableName);
     for (const key of [...this.#tables.keys()])
       if (key.startsWith(prefix)) this.#tables.delete(key);
+    for (const load of this.#loads) if (load.key.startsWith(prefix)) load.dropped = true;
   }
 
   clear(): void {
     this.#tables.clear();
+    for (const load of this.#loads) load.dropped = true;
   }
 
-  load(key: string, dimensions: number, rows: readonly CacheRow[]): void {
-    const vectors = new Float32Array(rows.length * dimensions);
-    const norms = new Float64Array(rows.length);
-    rows.forEach((row, index) => {
-      const values = row.embedding.slice(1, -1).split(',');
-      const offset = index * dimensions;
-      let norm = 0;
-      for (let item = 0; item < dimensions; item += 1) {
-        const value = Math.fround(Number(values[item]));
-        vectors[offset + item] = value;
-        norm += value * value;
+  /**
+   * The table of `key`, read with `read` unless it is loaded or being read (then that read is waited for).
+   * Writes made while `read` runs are applied to what it read. When a bulk write drops the table meanwhile, what
+   * was read still answers the searches that waited for it, but is not kept.
+   */
+  async ensure(
+    key: string,
+    dimensions: number,
+    read: () => Promise<readonly CacheRow[]>,
+  ): Promise<VectorTable> {
+    const loaded = this.#tables.get(key);
+    if (loaded) return loaded;
+    for (const load of this.#loads) if (load.key === key && !load.dropped) return load.promise;
+    const load: Load = {
+      key,
+      // Replaced below, before anything else runs: the read's changes are collected from its start.
+      promise: Promise.resolve(emptyTable(dimensions, 0)),
+      changes: [],
+      dropped: false,
+    };
+    this.#loads.add(load);
+    load.promise = (async () => {
+      try {
+        const table = tableOf(dimensions, await read());
+        for (const change of load.changes) applyTo(table, key, change);
+        if (!load.dropped) {
+          if (this.#tables.size >= MAX_TABLES)
+            this.#tables.delete(this.#tables.keys().next().value!);
+          this.#tables.set(key, table);
+        }
+        return table;
+      } finally {
+        this.#loads.delete(load);
       }
-      norms[index] = Math.sqrt(norm);
-    });
-    if (this.#tables.size >= MAX_TABLES) this.#tables.delete(this.#tables.keys().next().value!);
-    this.#tables.set(key, {
-      ids: rows.map((row) => row.id),
-      rooms: rows.map((row) => row.room_id),
-      entities: rows.map((row) => row.entity_id),
-      worlds: rows.map((row) => row.world_id),
-      uniques: rows.map((row) => row.is_unique),
-      vectors,
-      norms,
-      dimensions,
-    });
+    })();
+    return load.promise;
+  }
+
+  /** A row written (created or updated): put in its table's slot if it has one, else appended. */
+  put(agentId: string, tableName: string, row: CacheWrite): void {
+    this.#change({ kind: 'put', agentId, tableName, row });
+  }
+
+  /** A row deleted: its slot is marked dead. */
+  remove(agentId: string, tableName: string, id: string): void {
+    this.#change({ kind: 'remove', agentId, tableName, id });
+  }
+
+  #change(change: Change): void {
+    if (this.#tables.size === 0 && this.#loads.size === 0) return;
+    const prefix = prefixOf(change.agentId, change.tableName);
+    for (const [key, table] of this.#tables)
+      if (key.startsWith(prefix)) applyTo(table, key, change);
+    for (const load of this.#loads) if (load.key.startsWith(prefix)) load.changes.push(change);
   }
 
   /** The `limit` most similar ids at `threshold` or more, most similar first (ties: by id). */
   search(
-    key: string,
+    table: VectorTable,
     query: readonly number[],
     filter: CacheFilter,
     threshold: number,
     limit: number,
   ): { id: string; similarity: number }[] {
-    const table = this.#tables.get(key);
-    if (!table) return [];
-    const { dimensions, vectors, norms, ids } = table;
+    const { dimensions, vectors, norms, ids, length } = table;
     const q = Float64Array.from(query, (value) => Math.fround(value));
     let queryNorm = 0;
     for (const value of q) queryNorm += value * value;
@@ -105,7 +177,9 @@ export class VectorCache {
     const top: { id: string; similarity: number }[] = [];
     const better = (a: { id: string; similarity: number }, b: { id: string; similarity: number }) =>
       a.similarity > b.similarity || (a.similarity === b.similarity && a.id < b.id);
-    for (let row = 0; row < ids.length; row += 1) {
+    for (let row = 0; row < length; row += 1) {
+      const id = ids[row];
+      if (id === null || id === undefined) continue;
       if (filter.roomId !== undefined && table.rooms[row] !== filter.roomId) continue;
       if (filter.entityId !== undefined && table.entities[row] !== filter.entityId) continue;
       if (filter.worldId !== undefined && table.worlds[row] !== filter.worldId) continue;
@@ -115,7 +189,7 @@ export class VectorCache {
       const offset = row * dimensions;
       let dot = 0;
       for (let item = 0; item < dimensions; item += 1) dot += vectors[offset + item]! * q[item]!;
-      const candidate = { id: ids[row]!, similarity: dot / denominator };
+      const candidate = { id, similarity: dot / denominator };
       if (candidate.similarity < threshold) continue;
       if (top.length === limit && !better(candidate, top[top.length - 1]!)) continue;
       let at = top.length;
@@ -125,4 +199,120 @@ export class VectorCache {
     }
     return top;
   }
+}
+
+/** A table read from the database. */
+function tableOf(dimensions: number, rows: readonly CacheRow[]): CachedTable {
+  const table = emptyTable(dimensions, rows.length);
+  for (const row of rows) {
+    const values = row.embedding.slice(1, -1).split(',');
+    append(table, row, (item) => Number(values[item]));
+  }
+  return table;
+}
+
+function emptyTable(dimensions: number, capacity: number): CachedTable {
+  return {
+    ids: [],
+    rooms: [],
+    entities: [],
+    worlds: [],
+    uniques: [],
+    vectors: new Float32Array(Math.max(capacity, 16) * dimensions),
+    norms: new Float64Array(Math.max(capacity, 16)),
+    dimensions,
+    length: 0,
+    dead: 0,
+    slots: new Map(),
+  };
+}
+
+/** Writes a row's vector (as float4) and norm in `slot`. */
+function setVector(table: CachedTable, slot: number, value: (item: number) => number): void {
+  const { dimensions, vectors } = table;
+  const offset = slot * dimensions;
+  let norm = 0;
+  for (let item = 0; item < dimensions; item += 1) {
+    const stored = Math.fround(value(item));
+    vectors[offset + item] = stored;
+    norm += stored * stored;
+  }
+  table.norms[slot] = Math.sqrt(norm);
+}
+
+function setFields(table: CachedTable, slot: number, row: Omit<CacheRow, 'embedding'>): void {
+  table.ids[slot] = row.id;
+  table.rooms[slot] = row.room_id;
+  table.entities[slot] = row.entity_id;
+  table.worlds[slot] = row.world_id;
+  table.uniques[slot] = row.is_unique;
+}
+
+/** Appends a row, doubling the arrays when full. */
+function append(
+  table: CachedTable,
+  row: Omit<CacheRow, 'embedding'>,
+  value: (item: number) => number,
+): void {
+  const slot = table.length;
+  if (slot === table.norms.length) {
+    const vectors = new Float32Array(table.vectors.length * 2);
+    vectors.set(table.vectors);
+    const norms = new Float64Array(table.norms.length * 2);
+    norms.set(table.norms);
+    table.vectors = vectors;
+    table.norms = norms;
+  }
+  setFields(table, slot, row);
+  setVector(table, slot, value);
+  table.slots.set(row.id, slot);
+  table.length += 1;
+}
+
+/** Applies a write to a loaded table of `key` (`agentId`, `tableName`, dimensions). */
+function applyTo(table: CachedTable, key: string, change: Change): void {
+  if (!key.startsWith(prefixOf(change.agentId, change.tableName))) return;
+  const id = change.kind === 'put' ? change.row.id : change.id;
+  const slot = table.slots.get(id);
+  const embedding = change.kind === 'put' ? change.row.embedding : null;
+  if (change.kind === 'put' && embedding?.length === table.dimensions) {
+    const value = (item: number) => embedding[item]!;
+    if (slot === undefined) append(table, change.row, value);
+    else {
+      setFields(table, slot, change.row);
+      setVector(table, slot, value);
+    }
+    return;
+  }
+  // Deleted, or no longer a vector of this length: the slot is dead.
+  if (slot === undefined) return;
+  table.ids[slot] = null;
+  table.slots.delete(id);
+  table.dead += 1;
+  if (table.dead > MIN_COMPACTION && table.dead * 2 > table.length) compact(table);
+}
+
+/** Moves the live slots to the front, in order, and forgets the dead ones. */
+function compact(table: CachedTable): void {
+  const { dimensions, vectors, norms } = table;
+  let to = 0;
+  for (let from = 0; from < table.length; from += 1) {
+    const id = table.ids[from];
+    if (id === null || id === undefined) continue;
+    if (to !== from) {
+      table.ids[to] = id;
+      table.rooms[to] = table.rooms[from]!;
+      table.entities[to] = table.entities[from]!;
+      table.worlds[to] = table.worlds[from]!;
+      table.uniques[to] = table.uniques[from]!;
+      vectors.copyWithin(to * dimensions, from * dimensions, (from + 1) * dimensions);
+      norms[to] = norms[from]!;
+      table.slots.set(id, to);
+    }
+    to += 1;
+  }
+  for (const list of [table.ids, table.rooms, table.entities, table.worlds, table.uniques])
+    list.length = to;
+  table.length = to;
+  table.dead = 0;
 }
