@@ -52,6 +52,7 @@ import { MessagingService, type ReplyLimits } from './messaging/messaging-servic
 import { ApprovalStore } from './storage/approval-store';
 import { serveReplyPeers } from './socket/reply-peers';
 import { createElizaModel } from './models';
+import { DailyTokenBudget } from './guards/daily-token-budget';
 import type { ModelProvider } from './models/model-provider';
 import { secretsOf, serverSecretsOf, type AgentLoopLimits } from './reply/loop/loop-limits';
 import { registerSecretValues } from './redaction/redact';
@@ -386,7 +387,17 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   const clustered = options.cluster !== undefined || location.kind === 'postgres';
   // Built before the messaging service it answers for: a cancel sent to this process reaches the one running it.
   const peers = clustered ? serveReplyPeers(io, () => messaging, logger) : undefined;
-  const model = options.model ?? createElizaModel();
+  // With AUTH_DAILY_TOKENS, each signed-in person's model calls are counted and refused once their day is spent.
+  const dailyTokens = identity.configured ? identity.settings.AUTH_DAILY_TOKENS : undefined;
+  const unbudgeted = options.model ?? createElizaModel();
+  const model =
+    dailyTokens === undefined
+      ? unbudgeted
+      : new DailyTokenBudget({
+          db: database.db,
+          sync: () => database.sync(),
+          limit: dailyTokens,
+        }).guard(unbudgeted);
   const telemetry = createReplyTelemetry({
     tracer,
     metrics: options.metrics,

@@ -101,6 +101,7 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
       'AUTH_ANONYMOUS',
       'AUTH_GUEST_TTL_SECONDS',
       'AUTH_JWKS_COOLDOWN_MS',
+      'AUTH_DAILY_TOKENS',
     ],
   },
   {

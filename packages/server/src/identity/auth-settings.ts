@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   list,
+  optionalWholeNumber,
   positiveNumber,
   text,
   textWithDefault,
@@ -37,6 +38,8 @@ export const authSettingsSchema = z.object({
   AUTH_GUEST_TTL_SECONDS: positiveNumber(24 * 3600),
   /** The least time between two fetches of the JWKS (an unknown `kid` refetches at most this often). */
   AUTH_JWKS_COOLDOWN_MS: wholeNumber(30_000, 1_000, 3_600_000),
+  /** Each signed-in person's budget of model tokens a day (UTC); unset: none. */
+  AUTH_DAILY_TOKENS: optionalWholeNumber(1, 1_000_000_000_000),
 });
 
 export type AuthSettings = z.infer<typeof authSettingsSchema>;

@@ -36,6 +36,7 @@ import { withDecidingSpan } from '../tracing/reply-telemetry';
 import { annotate } from '../tracing/in-span';
 import { contextOfStored } from '../tracing/trace-context';
 import { ReplyRegistry } from './reply-registry';
+import { asPerson, currentPerson } from './person-scope';
 import { toBroadcast } from './to-broadcast';
 
 export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
@@ -506,6 +507,8 @@ export class MessagingService {
         ? withDecidingSpan(contextOfStored(storedContext))
         : traceContext.active();
     const fields = currentLogFields();
+    // And for the person it was started for: their model calls count against their day's budget.
+    const person = currentPerson();
     const waiting = started && this.#options.telemetry?.queueWait?.(stream, started);
     const done = this.#queue
       .run(stream.channelId, async () => {
@@ -514,8 +517,10 @@ export class MessagingService {
             waiting?.end(stream.final !== undefined);
             return stream.final
               ? undefined
-              : withLogFields(fields, () =>
-                  started ? traceContext.with(started, () => produce(signal)) : produce(signal),
+              : asPerson(person, () =>
+                  withLogFields(fields, () =>
+                    started ? traceContext.with(started, () => produce(signal)) : produce(signal),
+                  ),
                 );
           });
         else waiting?.end(true);

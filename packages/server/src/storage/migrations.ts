@@ -1,3 +1,4 @@
+import { createTokenUsageTable } from '../guards/daily-token-budget';
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
 import { createA2ATaskTable } from '../a2a/a2a-task-migration';
 import { createAuditLogTable } from '../audit/audit-migration';
@@ -314,6 +315,12 @@ const migrations: Record<string, Migration> = {
     // The append-only audit log of admin actions (see audit/audit-migration.ts).
     async up(db: Kysely<unknown>) {
       await createAuditLogTable(db);
+    },
+  },
+  '0031_person_token_usage': {
+    // Model tokens spent per person and day, for PERSON_DAILY_TOKENS (see guards/daily-token-budget.ts).
+    async up(db: Kysely<unknown>) {
+      await createTokenUsageTable(db);
     },
   },
 };

@@ -1,4 +1,5 @@
 import type { AuditTables } from '../audit/audit-migration';
+import type { TokenUsageTables } from '../guards/daily-token-budget';
 import type { SummaryTables } from '../memory/summary/summary-tables';
 import type { ChannelMemberTables } from './channel-member-migration';
 import type { MemoryTables } from '../memory/memory-tables';
@@ -191,7 +192,13 @@ export interface AttachmentTable {
 
 /** The whole database, as Kysely sees it. */
 export interface DatabaseSchema
-  extends WebhookTables, SummaryTables, MemoryTables, ChannelMemberTables, AuditTables {
+  extends
+    WebhookTables,
+    SummaryTables,
+    MemoryTables,
+    ChannelMemberTables,
+    AuditTables,
+    TokenUsageTables {
   server_secrets: ServerSecretTable;
   idempotency_keys: IdempotencyKeyTable;
   channels: ChannelTable;
