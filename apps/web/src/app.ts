@@ -316,6 +316,8 @@ export class ChatApp {
   }
 
   #openChannel(channelId: string): Promise<void> {
+    // An edit belongs to the channel it was begun in.
+    if (this.#editing !== undefined) this.#endEdit();
     return this.#whileJoining(this.#enterChannel(channelId));
   }
 
@@ -527,18 +529,9 @@ export class ChatApp {
     this.#list.beginRegenerate(this.#list.lastOwnText() ?? '');
     const agentName = this.#agentName(this.#channelAgentId ?? ui.agentSelect.value);
     try {
-      const apiKey = apiKeySetting.get();
-      const response = await fetch(
-        `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/regenerate`,
-        { method: 'POST', headers: apiKey ? { 'x-api-key': apiKey } : {} },
-      );
-      const body = (await response.json().catch(() => ({}))) as {
-        data?: { replyId?: string };
-        error?: { message?: string };
-      };
-      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+      const replyId = await this.#answerAgain(messageId, 'regenerate');
       this.#room.replying(agentName);
-      if (body.data?.replyId) this.#showStop(body.data.replyId);
+      if (replyId) this.#showStop(replyId);
     } catch (error) {
       this.#list.endRegenerate();
       ui.sendError.textContent = `Not regenerated: ${describeError(error)}`;
@@ -594,32 +587,45 @@ export class ChatApp {
     this.#list.beginRegenerate(text);
     const agentName = this.#agentName(this.#channelAgentId ?? ui.agentSelect.value);
     try {
-      const apiKey = apiKeySetting.get();
-      const response = await fetch(
-        `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/edit`,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(apiKey ? { 'x-api-key': apiKey } : {}),
-          },
-          body: JSON.stringify({ text }),
-        },
-      );
-      const body = (await response.json().catch(() => ({}))) as {
-        data?: { replyId?: string };
-        error?: { message?: string };
-      };
-      if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+      const replyId = await this.#answerAgain(messageId, 'edit', { text });
       this.#endEdit();
       this.#room.replying(agentName);
-      if (body.data?.replyId) this.#showStop(body.data.replyId);
+      if (replyId) this.#showStop(replyId);
     } catch (error) {
       this.#list.endRegenerate();
       ui.sendError.textContent = `Not resent: ${describeError(error)}`;
     } finally {
       ui.sendButton.disabled = false;
     }
+  }
+
+  /**
+   * Has the agent answer this browser's message `messageId` again (`regenerate`), or after its new text (`edit`,
+   * with `body`); the new reply's id. Rejects with the server's refusal.
+   */
+  async #answerAgain(
+    messageId: string,
+    route: 'regenerate' | 'edit',
+    body?: { text: string },
+  ): Promise<string | undefined> {
+    const apiKey = apiKeySetting.get();
+    const response = await fetch(
+      `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/${route}`,
+      {
+        method: 'POST',
+        headers: {
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(apiKey ? { 'x-api-key': apiKey } : {}),
+        },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      },
+    );
+    const answer = (await response.json().catch(() => ({}))) as {
+      data?: { replyId?: string };
+      error?: { message?: string };
+    };
+    if (!response.ok) throw new Error(answer.error?.message ?? `HTTP ${response.status}`);
+    return answer.data?.replyId;
   }
 
   /** The transport "Send through" picks. */
