@@ -121,7 +121,16 @@ export function personRateLimit(options: RateLimitOptions = {}): MiddlewareHandl
     const identity = c.get('identity');
     if (identity === undefined || identity.kind === 'admin') return next();
     if (limitedOrigin(c) === undefined) return next();
-    refuseWhenSpent(c, buckets.take(`person:${identity.entityId}`));
+    const key = `person:${identity.entityId}`;
+    refuseWhenSpent(c, buckets.take(key));
+    // A request that makes several calls (an `/mcp` batch) takes a token of the person's budget for each, as of
+    // the address's: a person rotating addresses gets no fresh calls from a fresh address.
+    const byAddress = c.get('rateBudget');
+    const own = () => {
+      const wait = buckets.take(key);
+      return wait > 0 ? waitSeconds(wait) : 0;
+    };
+    c.set('rateBudget', { take: byAddress ? () => Math.max(byAddress.take(), own()) : own });
     await next();
   };
 }

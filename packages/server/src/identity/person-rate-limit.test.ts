@@ -72,3 +72,66 @@ describe('rate budgets per person, not only per address', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
   });
 });
+
+describe('an /mcp batch takes the person’s budget per call, not only the address’s', () => {
+  let test: TestServer;
+  const now = 1_000_000;
+
+  beforeAll(async () => {
+    test = await startTestServer({
+      authToken: OPERATOR,
+      env: { AUTH_JWT_SECRET: SECRET },
+      characters: [{ name: 'Bob' }],
+      trustProxy: ['loopback'],
+      rateLimit: { burst: BURST, perSecond: 0.001, limitLoopback: true, now: () => now },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await test?.[Symbol.asyncDispose]();
+  });
+
+  const batch = (token: string, from: string) =>
+    fetch(`${test.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-forwarded-for': from,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(
+        Array.from({ length: BURST * 2 }, (_, index) => ({
+          jsonrpc: '2.0',
+          id: index + 1,
+          method: 'tools/call',
+          params: { name: 'Bob', arguments: { message: `call ${index + 1}` } },
+        })),
+      ),
+    });
+  /** The calls of a batch's answer that were answered (not refused). */
+  const answeredOf = async (response: Response) => {
+    const text = await response.text();
+    const messages = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+      ? text
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => JSON.parse(line.slice('data: '.length)) as { error?: unknown })
+      : ([JSON.parse(text)].flat() as { error?: unknown }[]);
+    return messages.filter((message) => message.error === undefined).length;
+  };
+
+  it('a person’s batch from a fresh address after a spent budget is refused at the door', async () => {
+    const mallory = await tokenFor('mallory');
+    const first = await batch(mallory, '2001:db8:b1::1');
+    expect(first.status).toBe(200);
+    expect(await answeredOf(first)).toBe(BURST);
+    // A fresh address has its whole burst, but the person has none left.
+    const second = await batch(mallory, '2001:db8:b2::1');
+    expect(second.status).toBe(429);
+    await second.body?.cancel();
+    // Another person at that address is served.
+    const alice = await batch(await tokenFor('alice'), '2001:db8:b2::1');
+    expect(alice.status).toBe(200);
+    expect(await answeredOf(alice)).toBeGreaterThan(0);
+  });
+});
