@@ -24,6 +24,7 @@ import tracing from './scenarios/tracing.mjs';
 import approvalReply from './scenarios/approval-reply.mjs';
 import { receipts, receiptsPostgres } from './scenarios/receipts.mjs';
 import openaiReply from './scenarios/openai-reply.mjs';
+import identityCost from './scenarios/identity-cost.mjs';
 import { memoryIngest, memorySearch } from './scenarios/memory-store.mjs';
 
 const SCENARIOS = [
@@ -44,6 +45,7 @@ const SCENARIOS = [
   receipts,
   receiptsPostgres,
   openaiReply,
+  identityCost,
   memorySearch,
   memoryIngest,
 ];

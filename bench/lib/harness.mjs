@@ -94,6 +94,7 @@ export async function startServer(
   plugins = [],
   tracing = undefined,
   tee = false,
+  env = undefined,
 ) {
   const server = startChild(
     scripts.server,
@@ -103,6 +104,7 @@ export async function startServer(
       plugins,
       ...(tracing ? { tracing } : {}),
       ...(tee ? { tee: true } : {}),
+      ...(env ? { env } : {}),
     },
     { execArgv: ['--expose-gc'] },
   );
@@ -113,13 +115,13 @@ export async function startServer(
 /**
  * Runs `fn` against a fresh Parley server in its own process: with PGlite in a new temporary folder that is
  * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards;
- * `plugins` by name (see `server-process.mjs`).
+ * `plugins` by name (see `server-process.mjs`); `env`, the server's settings (default: none).
  */
 export async function withServer(
   context,
   name,
   fn,
-  { postgres = false, plugins = [], tracing = undefined, tee = false } = {},
+  { postgres = false, plugins = [], tracing = undefined, tee = false, env = undefined } = {},
 ) {
   const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
   const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
@@ -131,6 +133,7 @@ export async function withServer(
       plugins,
       tracing,
       tee,
+      env,
     );
     return await fn({ ...running, name });
   } finally {

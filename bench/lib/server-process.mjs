@@ -13,7 +13,15 @@ import {
 } from '@parley/server';
 import { childConfig } from './child.mjs';
 
-const { modelUrl, dataDir, databaseUrl, plugins: pluginNames = [], tracing, tee } = childConfig();
+const {
+  modelUrl,
+  dataDir,
+  databaseUrl,
+  plugins: pluginNames = [],
+  tracing,
+  tee,
+  env = {},
+} = childConfig();
 // `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario). `absent`: no
 // tracing code on the reply's path at all (`traceContext: false`), the baseline tracing off is compared with.
 const traceless = tracing === 'absent';
@@ -62,8 +70,9 @@ const server = createServer({
       : {}),
   }),
   ...(plugins.length > 0 ? { plugins } : {}),
-  // Settings from the bench's own environment must not change what is measured.
-  env: {},
+  // Settings from the bench's own environment must not change what is measured: only a scenario's own (`env`,
+  // such as the identity settings of `identity-cost`).
+  env,
   // The bench is one client address generating the load of many: per-address limits would measure themselves.
   rateLimit: false,
   socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
