@@ -25,6 +25,7 @@ import approvalReply from './scenarios/approval-reply.mjs';
 import { receipts, receiptsPostgres } from './scenarios/receipts.mjs';
 import openaiReply from './scenarios/openai-reply.mjs';
 import identityCost from './scenarios/identity-cost.mjs';
+import memoryCost from './scenarios/memory-cost.mjs';
 import { memoryIngest, memorySearch } from './scenarios/memory-store.mjs';
 
 const SCENARIOS = [
@@ -46,6 +47,7 @@ const SCENARIOS = [
   receiptsPostgres,
   openaiReply,
   identityCost,
+  memoryCost,
   memorySearch,
   memoryIngest,
 ];

@@ -94,7 +94,7 @@ export async function startServer(
   plugins = [],
   tracing = undefined,
   tee = false,
-  env = undefined,
+  serverOptions = undefined,
 ) {
   const server = startChild(
     scripts.server,
@@ -104,7 +104,7 @@ export async function startServer(
       plugins,
       ...(tracing ? { tracing } : {}),
       ...(tee ? { tee: true } : {}),
-      ...(env ? { env } : {}),
+      ...(serverOptions ? { serverOptions } : {}),
     },
     { execArgv: ['--expose-gc'] },
   );
@@ -115,13 +115,19 @@ export async function startServer(
 /**
  * Runs `fn` against a fresh Parley server in its own process: with PGlite in a new temporary folder that is
  * removed afterwards, or with `{ postgres: true }` on a new PostgreSQL database that is dropped afterwards;
- * `plugins` by name (see `server-process.mjs`); `env`, the server's settings (default: none).
+ * `plugins` by name (see `server-process.mjs`); `serverOptions`, more of `createServer`'s options (JSON).
  */
 export async function withServer(
   context,
   name,
   fn,
-  { postgres = false, plugins = [], tracing = undefined, tee = false, env = undefined } = {},
+  {
+    postgres = false,
+    plugins = [],
+    tracing = undefined,
+    tee = false,
+    serverOptions = undefined,
+  } = {},
 ) {
   const postgresDatabase = postgres ? await createPostgresDatabase() : undefined;
   const dataDir = postgres ? undefined : await mkdtemp(join(tmpdir(), 'parley-bench-'));
@@ -133,7 +139,7 @@ export async function withServer(
       plugins,
       tracing,
       tee,
-      env,
+      serverOptions,
     );
     return await fn({ ...running, name });
   } finally {

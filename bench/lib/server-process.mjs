@@ -20,7 +20,7 @@ const {
   plugins: pluginNames = [],
   tracing,
   tee,
-  env = {},
+  serverOptions = {},
 } = childConfig();
 // `tracing`: an OTLP endpoint; every trace is kept and exported there (the `tracing` scenario). `absent`: no
 // tracing code on the reply's path at all (`traceContext: false`), the baseline tracing off is compared with.
@@ -70,9 +70,8 @@ const server = createServer({
       : {}),
   }),
   ...(plugins.length > 0 ? { plugins } : {}),
-  // Settings from the bench's own environment must not change what is measured: only a scenario's own (`env`,
-  // such as the identity settings of `identity-cost`).
-  env,
+  // Settings from the bench's own environment must not change what is measured.
+  env: {},
   // The bench is one client address generating the load of many: per-address limits would measure themselves.
   rateLimit: false,
   socketHandshakeLimit: { burst: 1_000_000, perSecond: 1_000_000 },
@@ -82,6 +81,8 @@ const server = createServer({
   ...(tee
     ? { tee: parseTeeConfig({ TEE_MODE: 'LOCAL', WALLET_SECRET_SALT: 'bench receipts salt' }) }
     : {}),
+  // A scenario's own options (JSON): the identity settings of `identity-cost`, memory off in `memory-cost`.
+  ...serverOptions,
 });
 const { url } = await server.start();
 

@@ -104,7 +104,7 @@ export default {
               );
             });
           },
-          { env: { AUTH_JWKS_URL: jwks.url } },
+          { serverOptions: { env: { AUTH_JWKS_URL: jwks.url } } },
         ),
       );
       const none = variantFigures(measured.totals.none);
