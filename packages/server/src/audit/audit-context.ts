@@ -28,7 +28,11 @@ export function currentAuditScope(): AuditScope | undefined {
 
 /** The audit scope of a socket's event: the identity its handshake resolved (none: no auth, the operator). */
 export function socketAuditScope(socket: { data: unknown }): AuditScope {
-  return { identity: () => (socket.data as { identity?: Identity } | undefined)?.identity };
+  // Held weakly, as a request's context is (audit-middleware.ts): a reply started by the event outlives it.
+  const held = new WeakRef(socket);
+  return {
+    identity: () => (held.deref()?.data as { identity?: Identity } | undefined)?.identity,
+  };
 }
 
 /** Who an audit row names. */

@@ -169,34 +169,46 @@ function fallbackAction(method: string, path: string) {
  */
 export function auditActions(audit: AuditLog): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await withAuditScope(
-      { identity: () => c.get('identity'), requestId: () => c.get('requestId') },
-      async () => {
-        await next();
-        const method = c.req.method.toUpperCase();
-        if (!MUTATING.has(method)) return;
-        const path = c.req.path;
-        const status = c.res.status;
-        if (status === 403 && isAdminOnly(method, path)) {
-          c.get('logger').warn(
-            {
-              audit: {
-                outcome: 'denied',
-                actor: actorOf(c.get('identity')),
-                method,
-                path,
-                requestId: c.get('requestId'),
-              },
+    await withAuditScope(weakScopeOf(c), async () => {
+      await next();
+      const method = c.req.method.toUpperCase();
+      if (!MUTATING.has(method)) return;
+      const path = c.req.path;
+      const status = c.res.status;
+      if (status === 403 && isAdminOnly(method, path)) {
+        c.get('logger').warn(
+          {
+            audit: {
+              outcome: 'denied',
+              actor: actorOf(c.get('identity')),
+              method,
+              path,
+              requestId: c.get('requestId'),
             },
-            'audit',
-          );
-          return;
-        }
-        if (status < 200 || status >= 300) return;
-        const described = await describe(c, method, path);
-        if (described) await audit.record(described);
-      },
-    );
+          },
+          'audit',
+        );
+        return;
+      }
+      if (status < 200 || status >= 300) return;
+      const described = await describe(c, method, path);
+      if (described) await audit.record(described);
+    });
+  };
+}
+
+/**
+ * The audit scope of a request. The scope outlives the request in whatever it started (a reply streams on after
+ * its response, and lingers to be resumed), so it holds the request's context weakly: holding it kept every
+ * finished request's objects (its node request, response and socket) alive as long as its reply
+ * (`integration/durability/aborted-streams.test.ts` found 25 MB after 1,000 streams). Made in a function of its
+ * own: closures made beside the middleware's would share its context, and with it `c`.
+ */
+function weakScopeOf(c: Context<AppEnv>) {
+  const request = new WeakRef(c);
+  return {
+    identity: () => request.deref()?.get('identity'),
+    requestId: () => request.deref()?.get('requestId'),
   };
 }
 
