@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import type { SocketAck } from '@parley/core';
@@ -16,8 +17,9 @@ import { createDatabase } from '../storage/create-database';
 import { AuditStore } from './audit-store';
 
 /**
- * The audit log from outside: a real server with the operator's token and two HS256 people (an admin and a
- * user); admin actions done over HTTP and an approval decided by the person whose message started the reply.
+ * The audit log from outside: a real server with the operator's token and three HS256 people (an admin and two
+ * users); admin actions done over HTTP, and approvals decided through each door (REST, the socket, the UI chat,
+ * A2A), where another person's try at deciding is refused and writes no row.
  */
 const TEST_SECRET = 'audit-test-secret-of-forty-characters!!!';
 const OPERATOR_TOKEN = 'audit-operator-token-never-logged';
@@ -77,6 +79,7 @@ describe('audit log', () => {
     });
     tokens.set('root', await tokenFor('root', ['admin']));
     tokens.set('alice', await tokenFor('alice', ['user']));
+    tokens.set('mallory', await tokenFor('mallory', ['user']));
   }, 60_000);
   afterAll(async () => {
     await test?.[Symbol.asyncDispose]();
@@ -100,6 +103,8 @@ describe('audit log', () => {
     expect(response.status).toBe(200);
     return ((await response.json()) as { data: Page }).data;
   };
+  /** The newest row's seq: unchanged across a refused attempt, which writes no row. */
+  const newestSeq = async () => (await audit('limit=1')).entries[0]?.seq ?? 0;
   const createAgent = async (name: string) => {
     const created = await as('operator', 'POST', '/api/agents', { characterJson: { name } });
     expect(created.status).toBe(201);
@@ -210,6 +215,108 @@ describe('audit log', () => {
       actor: { kind: 'person', id: idOf('root') },
       detail: { decision: 'denied', decidedBy: `socket:${idOf('root')}` },
       requestId: null,
+    });
+  }, 60_000);
+
+  it('records a decision through the UI chat as the person who sent it, and none for another person', async () => {
+    const agentId = test.server.agents.defaultAgent.agentId;
+    const chat = `/api/messaging/ui-chat/${agentId}`;
+    const question = {
+      id: randomUUID(),
+      role: 'user',
+      parts: [{ type: 'text', text: 'weather?' }],
+    };
+    const paused = await as('alice', 'POST', chat, { id: 'audited-chat', messages: [question] });
+    expect(paused.status).toBe(200);
+    const replyId = paused.headers.get('x-parley-reply-id')!;
+    const channel = paused.headers.get('x-parley-channel-id')!;
+    expect(await paused.text()).toContain('"type":"tool-approval-request"');
+    // The reply's message as useChat holds it once the person answered (`addToolApprovalResponse`).
+    const answered = {
+      id: replyId,
+      role: 'assistant',
+      parts: [
+        {
+          type: 'tool-GET_WEATHER',
+          state: 'approval-responded',
+          toolCallId: 'call_1',
+          approval: { id: 'call_1', approved: true },
+        },
+      ],
+    };
+    const body = { id: 'audited-chat', messages: [question, answered] };
+
+    // Mallory sends Alice's answer (same chat id, her reply's id): refused, and no row.
+    const before = await newestSeq();
+    const refused = await as('mallory', 'POST', chat, body);
+    expect(refused.status).toBe(403);
+    expect(await newestSeq()).toBe(before);
+
+    const decided = await as('alice', 'POST', chat, body);
+    expect(decided.status).toBe(200);
+    expect(await decided.text()).toContain('Sunny in Paris');
+    const { entries } = await audit(`target=${replyId}`);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      action: 'approval.decide',
+      actor: { kind: 'person', id: idOf('alice'), name: 'alice' },
+      detail: {
+        toolCallId: 'call_1',
+        decision: 'approved',
+        channelId: channel,
+        decidedBy: 'ui-chat',
+      },
+    });
+  }, 60_000);
+
+  it('records a decision through A2A as the person who sent it, and none for another person', async () => {
+    const agentId = test.server.agents.defaultAgent.agentId;
+    const send = async (who: string, parts: unknown[], taskId?: string) => {
+      const response = await as(who, 'POST', `/a2a/${agentId}`, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), taskId, role: 'ROLE_USER', parts } },
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        result?: {
+          task: {
+            id: string;
+            status: { state: string };
+            metadata: { parleyReplyId: string; parleyChannelId: string };
+          };
+        };
+        error?: { code: number; message: string };
+      };
+    };
+    const paused = (await send('alice', [{ text: 'weather?' }])).result!.task;
+    expect(paused.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const { parleyReplyId: replyId, parleyChannelId: channel } = paused.metadata;
+    const decision = [
+      { data: { approval: { toolCallId: 'call_1', approved: false, reason: 'no' } } },
+    ];
+
+    // Mallory answers on Alice's task: not hers to see, refused, and no row.
+    const before = await newestSeq();
+    const refused = await send('mallory', decision, paused.id);
+    expect(refused.error?.code).toBe(-32001);
+    expect(await newestSeq()).toBe(before);
+
+    const decided = (await send('alice', decision, paused.id)).result!.task;
+    expect(decided.status.state).toBe('TASK_STATE_COMPLETED');
+    const { entries } = await audit(`target=${replyId}`);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      action: 'approval.decide',
+      actor: { kind: 'person', id: idOf('alice'), name: 'alice' },
+      detail: {
+        toolCallId: 'call_1',
+        decision: 'denied',
+        channelId: channel,
+        decidedBy: `user:${idOf('alice')}`,
+        hasReason: true,
+      },
     });
   }, 60_000);
 
