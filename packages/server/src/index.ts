@@ -21,15 +21,20 @@ export { startTracing, tracingEnabled } from './tracing/start-tracing';
 export type { StartedTracing } from './tracing/start-tracing';
 export type { Logger } from './logger';
 
-export { createElizaModel, createOpenAICompatibleModel } from './models';
+export { createElizaModel, createOpenAICompatibleModel, streamModel } from './models';
 export { createModelFromEnv } from './config/model-settings';
 export type {
   ElizaModelOptions,
   ModelFinishReason,
   ModelMessage,
   ModelProvider,
+  ModelProviderV1,
+  ModelProviderV2,
   ModelRequest,
+  ModelSpecificationVersion,
   ModelStreamPart,
+  ModelStreamPartV1,
+  ModelStreamPartV2,
   ModelTool,
   ModelToolCall,
   ModelUsage,

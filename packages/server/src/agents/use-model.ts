@@ -1,5 +1,6 @@
 import type { ModelParams } from '@parley/plugin-sdk';
 import type { ModelMessage, ModelProvider } from '../models/model-provider';
+import { modelText } from '../models/stream-model';
 
 /** Model types answered with text. */
 const TEXT_TYPES = new Set([
@@ -38,11 +39,8 @@ export async function useModel(
     messages.push({ role: 'system', content: params.system });
   }
   messages.push({ role: 'user', content: typeof params?.prompt === 'string' ? params.prompt : '' });
-  let text = '';
   const signal = params?.signal instanceof AbortSignal ? params.signal : undefined;
-  for await (const part of model.stream({ messages, agentName, signal })) {
-    if (part.type === 'text-delta' && text.length < MAX_ANSWER) text += part.delta;
-  }
+  const text = await modelText(model, { messages, agentName, signal }, MAX_ANSWER);
   if (!wantsObject) return text;
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text)?.[1] ?? text;
   try {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentProfile } from '../agents/agent-profile';
 import { BoundedWork } from '../memory/people/bounded-work';
 import type { ModelProvider } from '../models/model-provider';
+import { modelText } from '../models/stream-model';
 import { LRUCache } from 'lru-cache';
 import { NEW_CHANNEL_NAME } from './channel-store';
 
@@ -142,15 +143,16 @@ export class ChannelNamer {
   async #summary(agent: AgentProfile, message: StoredMessage): Promise<string | undefined> {
     const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(NAMING_TIMEOUT_MS)]);
     try {
-      let answer = '';
-      for await (const part of this.#model.stream({
-        messages: [{ role: 'user', content: namingPrompt(message.content) }],
-        agentName: agent.character.name,
-        signal,
-      })) {
-        if (part.type === 'text-delta') answer += part.delta;
-        if (answer.length >= MAX_ANSWER) break;
-      }
+      const answer = await modelText(
+        this.#model,
+        {
+          messages: [{ role: 'user', content: namingPrompt(message.content) }],
+          agentName: agent.character.name,
+          signal,
+        },
+        MAX_ANSWER,
+        true,
+      );
       return nameFromAnswer(answer, message.content);
     } catch (error) {
       this.#logger.debug(

@@ -1,7 +1,13 @@
 import { ParleyError } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import { currentPerson } from '../messaging/person-scope';
-import type { ModelProvider, ModelRequest, ModelStreamPart } from '../models/model-provider';
+import type {
+  ModelProvider,
+  ModelProviderV2,
+  ModelRequest,
+  ModelStreamPartV2,
+} from '../models/model-provider';
+import { streamModel } from '../models/stream-model';
 import { estimateTokens } from '../memory/summary/token-estimate';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
@@ -98,27 +104,42 @@ export class DailyTokenBudget {
    * `model`, whose calls for a signed-in person are refused once their day's budget is spent and are counted
    * against it when they end (also when they fail or are cancelled half-way: what was streamed was spent).
    */
-  guard(model: ModelProvider): ModelProvider {
+  guard(model: ModelProvider): ModelProviderV2 {
     const stream = (request: ModelRequest) => this.#stream(model, request);
-    return { name: model.name, callsTools: model.callsTools, stream };
+    return { specificationVersion: 'v2', name: model.name, callsTools: model.callsTools, stream };
   }
 
-  async *#stream(model: ModelProvider, request: ModelRequest): AsyncIterable<ModelStreamPart> {
+  async *#stream(model: ModelProvider, request: ModelRequest): AsyncIterable<ModelStreamPartV2> {
     const person = currentPerson();
     if (person === undefined) {
-      yield* model.stream(request);
+      yield* streamModel(model, request);
       return;
     }
     await this.assertLeft(person);
     let reported: number | undefined;
     let answered = 0;
     try {
-      for await (const part of model.stream(request)) {
-        if (part.type === 'text-delta') answered += part.delta.length;
-        if (part.type === 'finish' && part.usage) {
-          const { inputTokens, outputTokens } = part.usage;
-          if (inputTokens !== undefined || outputTokens !== undefined)
-            reported = (inputTokens ?? 0) + (outputTokens ?? 0);
+      for await (const part of streamModel(model, request)) {
+        switch (part.type) {
+          // Reasoning is answered tokens too (a service that reports usage counts it among them).
+          case 'text-delta':
+          case 'reasoning-delta':
+            answered += part.delta.length;
+            break;
+          case 'finish': {
+            const { inputTokens, outputTokens } = part.usage;
+            if (inputTokens !== undefined || outputTokens !== undefined)
+              reported = (inputTokens ?? 0) + (outputTokens ?? 0);
+            break;
+          }
+          case 'tool-input-start':
+          case 'tool-input-delta':
+          case 'tool-input-end':
+          case 'tool-call':
+          case 'error':
+            break;
+          default:
+            part satisfies never;
         }
         yield part;
       }

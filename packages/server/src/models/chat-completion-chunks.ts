@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { ParleyError } from '@parley/core';
 import { JSONParseError, TypeValidationError } from '@ai-sdk/provider';
 import { deeperThan, MAX_ARGUMENT_DEPTH } from './argument-depth';
-import type { ModelFinishReason, ModelStreamPart, ModelUsage } from './model-provider';
+import type { ModelFinishReason, ModelStreamPartV2, ModelUsage } from './model-provider';
 import { toModelError } from './to-model-error';
 
 /**
- * Bounds on one step's tool calls, the same on both paths: a model (or a server) that streams without end is cut
+ * Bounds on one step's tool calls, the same over both transports: a model (or a server) that streams without end is cut
  * off with `MODEL_ERROR` rather than held in memory.
  */
 export const TOOL_CALL_LIMITS = {
@@ -35,7 +35,12 @@ export function generateToolCallId(): string {
 
 interface ChunkShape {
   choices?: {
-    delta?: { content?: unknown; tool_calls?: unknown } | null;
+    delta?: {
+      content?: unknown;
+      tool_calls?: unknown;
+      reasoning_content?: unknown;
+      reasoning?: unknown;
+    } | null;
     finish_reason?: unknown;
   }[];
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
@@ -58,7 +63,8 @@ interface OpenToolCall {
 }
 
 /**
- * Reads one step's `chat.completion.chunk` events: returns each chunk's text, gathers the tool calls streamed in
+ * Reads one step's `chat.completion.chunk` events: returns each chunk's text (its reasoning in `reasoning`),
+ * gathers the tool calls streamed in
  * `delta.tool_calls` and hands them out whole, in `ready` when the chunk with the finish reason arrives, or from
  * `end` for a server that never gives one. Written to the shapes servers send:
  *
@@ -69,13 +75,19 @@ interface OpenToolCall {
  * - llama.cpp server, proxies for Gemini and others: `index` may be missing; a delta without one continues the
  *   last call (or the call with its `id`) unless it names another tool.
  *
+ * Reasoning is read from `delta.reasoning_content` (vLLM's reasoning parsers, DeepSeek, llama.cpp server with
+ * `--reasoning-format deepseek`) or `delta.reasoning` (Ollama's OpenAI-compatible API, vLLM since 0.10, OpenRouter,
+ * LM Studio): never text.
+ *
  * A new call starts at an unseen index, or when a delta names a tool and differs from the open call at its index
  * (another name, another id, or the same tool again once the open call's arguments are whole): servers that put
  * every call at index 0 exist. A call without an id gets one; without arguments, `{}`.
  */
 export class ChunkReader {
   /** Tool-call parts complete and not yet handed out. */
-  readonly ready: ModelStreamPart[] = [];
+  readonly ready: ModelStreamPartV2[] = [];
+  /** The reasoning of the last chunk read (`''` when it had none). */
+  reasoning = '';
   #open: OpenToolCall[] = [];
   #byIndex = new Map<number, OpenToolCall>();
   #byId = new Map<string, OpenToolCall>();
@@ -85,6 +97,7 @@ export class ChunkReader {
 
   /** The text of one event's chunk; throws what the AI SDK would for a bad or failed one. */
   deltaOf(data: string): string {
+    this.reasoning = '';
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
@@ -112,6 +125,16 @@ export class ChunkReader {
     const delta = choice.delta;
     let text = '';
     if (delta !== undefined && delta !== null) {
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (reasoning !== undefined && reasoning !== null) {
+        if (typeof reasoning !== 'string') {
+          throw new TypeValidationError({
+            value: chunk,
+            cause: new Error('reasoning is not text'),
+          });
+        }
+        this.reasoning = reasoning;
+      }
       const content = delta.content;
       if (content !== undefined && content !== null) {
         if (typeof content !== 'string') {
@@ -130,7 +153,7 @@ export class ChunkReader {
   }
 
   /** The calls still open, then the `finish` part; at the end of the stream. */
-  end(): ModelStreamPart[] {
+  end(): ModelStreamPartV2[] {
     this.#completeCalls();
     const finishReason: ModelFinishReason =
       this.#finishReason === undefined
@@ -139,9 +162,7 @@ export class ChunkReader {
           ? 'tool-calls'
           : 'stop'
         : toFinishReason(this.#finishReason);
-    const finish: ModelStreamPart = this.#usage
-      ? { type: 'finish', finishReason, usage: this.#usage }
-      : { type: 'finish', finishReason };
+    const finish: ModelStreamPartV2 = { type: 'finish', finishReason, usage: this.#usage ?? {} };
     return [...this.ready.splice(0), finish];
   }
 

@@ -176,7 +176,7 @@ describe('createElizaModel with tools', () => {
         toolName: 'CALCULATE',
         input: '{"expression":"(3 + 4) * 2"}',
       },
-      { type: 'finish', finishReason: 'tool-calls' },
+      { type: 'finish', finishReason: 'tool-calls', usage: {} },
     ]);
     // Not offered, or not arithmetic: it talks.
     for (const request of [
@@ -184,7 +184,8 @@ describe('createElizaModel with tools', () => {
       { messages: [user('What is love?')], tools: [calculator] },
     ]) {
       const answer = await parts({ agentName: 'Eliza', ...request });
-      expect(answer.every((part) => part.type === 'text-delta')).toBe(true);
+      expect(answer.slice(0, -1).every((part) => part.type === 'text-delta')).toBe(true);
+      expect(answer.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', usage: {} });
     }
   });
 

@@ -8,7 +8,7 @@ import type { ElizaScript } from './eliza/eliza-script';
 import { answerFromResults, pickToolCall } from './eliza/pick-tool-call';
 import { splitIntoChunks } from './eliza/split-into-chunks';
 import { toActionResponse } from './eliza/to-action-response';
-import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider';
+import type { ModelProviderV2, ModelRequest, ModelStreamPartV2 } from './model-provider';
 
 /** Options of {@link createElizaModel}. */
 export interface ElizaModelOptions {
@@ -67,18 +67,19 @@ async function pause(delayMs: number, signal: AbortSignal | undefined): Promise<
  *
  * @example
  * const model = createElizaModel();
- * for await (const piece of model.stream({ agentName: 'Eliza', messages: [{ role: 'user', content: 'I am sad' }] })) {
- *   process.stdout.write(piece);
+ * for await (const part of model.stream({ agentName: 'Eliza', messages: [{ role: 'user', content: 'I am sad' }] })) {
+ *   if (part.type === 'text-delta') process.stdout.write(part.delta);
  * }
  */
-export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider {
+export function createElizaModel(options: ElizaModelOptions = {}): ModelProviderV2 {
   const script = compileScript(options.script ?? DOCTOR_SCRIPT);
   const delayMs = options.chunkDelayMs ?? 0;
   let calls = 0;
   return {
+    specificationVersion: 'v2',
     name: 'eliza',
     callsTools: true,
-    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPartV2> {
       const { signal } = request;
       signal?.throwIfAborted();
       const last = request.messages.at(-1);
@@ -92,7 +93,7 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
           toolName: call.toolName,
           input: JSON.stringify(call.input),
         };
-        yield { type: 'finish', finishReason: 'tool-calls' };
+        yield { type: 'finish', finishReason: 'tool-calls', usage: {} };
         return;
       }
       const results = answerFromResults(request.messages);
@@ -109,6 +110,8 @@ export function createElizaModel(options: ElizaModelOptions = {}): ModelProvider
         signal?.throwIfAborted();
         yield { type: 'text-delta', delta: chunk };
       }
+      // It counts no tokens: the daily budget estimates what an offline answer costs.
+      yield { type: 'finish', finishReason: 'stop', usage: {} };
     },
   };
 }

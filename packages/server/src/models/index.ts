@@ -13,3 +13,4 @@ export type { OpenAICompatibleModelOptions } from './openai-compatible-model';
 export { createModel } from './model-from-env';
 export type { ModelSettings } from './model-from-env';
 export { toModelError } from './to-model-error';
+export { streamModel } from './stream-model';

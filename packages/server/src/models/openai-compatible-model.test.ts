@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ParleyError } from '@parley/core';
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest, ModelStreamPart } from './model-provider';
+import type { ModelRequest, ModelStreamPartV2 } from './model-provider';
 import { createOpenAICompatibleModel } from './openai-compatible-model';
 import { type FakeOpenAIServerOptions, startFakeOpenAIServer } from './testing/fake-openai-server';
 
@@ -16,25 +16,29 @@ const request: ModelRequest = {
   ],
 };
 
-/** The text deltas of a stream of parts, in order. */
-async function* textOf(stream: AsyncIterable<ModelStreamPart>): AsyncGenerator<string> {
-  for await (const part of stream) if (part.type === 'text-delta') yield part.delta;
+/** The text deltas of a stream of parts, in order; an `error` part is thrown, as the agent loop throws it. */
+async function* textOf(stream: AsyncIterable<ModelStreamPartV2>): AsyncGenerator<string> {
+  for await (const part of stream) {
+    if (part.type === 'text-delta') yield part.delta;
+    if (part.type === 'error') throw part.error;
+  }
 }
 
-async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<string[]> {
+async function collect(stream: AsyncIterable<ModelStreamPartV2>): Promise<string[]> {
   const pieces: string[] = [];
   for await (const piece of textOf(stream)) pieces.push(piece);
   return pieces;
 }
 
-async function failureOf(stream: AsyncIterable<ModelStreamPart>): Promise<ParleyError> {
-  const error: unknown = await collect(stream).then(
-    () => undefined,
-    (rejection: unknown) => rejection,
-  );
-  if (!ParleyError.isInstance(error))
-    throw new Error(`expected a ParleyError, got ${String(error)}`);
-  return error;
+/** The ParleyError of the stream's last part, an `error` part (the stream itself must not throw). */
+async function failureOf(stream: AsyncIterable<ModelStreamPartV2>): Promise<ParleyError> {
+  const parts: ModelStreamPartV2[] = [];
+  for await (const part of stream) parts.push(part);
+  const last = parts.at(-1);
+  if (last?.type !== 'error' || !ParleyError.isInstance(last.error))
+    throw new Error(`expected an error part with a ParleyError, got ${JSON.stringify(last)}`);
+  expect(parts.filter((part) => part.type === 'error')).toHaveLength(1);
+  return last.error;
 }
 
 /** A one-route upstream whose answer a test writes itself. */
@@ -59,10 +63,10 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream' };
 const chunkEvent = (content: string) =>
   `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
-/** Both client paths: the direct node:http one (default) and the AI SDK's, taken when `fetch` is replaced. */
+/** Both transports of the one parser: node:http (default), and `fetch` when it is replaced. */
 const paths: [string, typeof globalThis.fetch | undefined][] = [
   ['over node:http', undefined],
-  ['through the AI SDK with a replaced fetch', (input, init) => globalThis.fetch(input, init)],
+  ['through a replaced fetch', (input, init) => globalThis.fetch(input, init)],
 ];
 
 describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
@@ -91,13 +95,13 @@ describe.each(paths)('createOpenAICompatibleModel %s', (_path, fetch) => {
       chunkSize: 5,
       onRequest: (received) => seen.push(received),
     });
-    const parts: ModelStreamPart[] = [];
+    const parts: ModelStreamPartV2[] = [];
     for await (const part of fake.model.stream(request)) parts.push(part);
     const pieces = parts.flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []));
     expect(pieces.join('')).toBe('You said: Hello there. Tell me more.');
     expect(pieces.length).toBeGreaterThan(1);
     // The text, then one finish part, last.
-    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', usage: {} });
     expect(parts.filter((part) => part.type !== 'text-delta')).toHaveLength(1);
     expect(seen[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(seen[0]?.body).toMatchObject({

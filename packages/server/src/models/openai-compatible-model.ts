@@ -1,7 +1,5 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createModelAgent, streamChatCompletion } from './chat-completions-stream';
-import type { ModelProvider } from './model-provider';
-import { streamModelReply } from './stream-model-reply';
+import type { ModelProviderV2 } from './model-provider';
 
 /** Options of {@link createOpenAICompatibleModel}. */
 export interface OpenAICompatibleModelOptions {
@@ -13,7 +11,7 @@ export interface OpenAICompatibleModelOptions {
   model: string;
   /** Longest wait, in ms, for the first piece of the reply and between pieces. Default 60000. */
   timeoutMs?: number;
-  /** Replaces the global fetch (proxies, instrumentation); the call then goes through the AI SDK's provider. */
+  /** Carries the calls instead of node:http (proxies, instrumentation); the same parser reads the answer. */
   fetch?: typeof globalThis.fetch;
   /**
    * Whether the model is offered the agent's tools and answers with tool calls. Default true. False for a server
@@ -31,10 +29,10 @@ export interface OpenAICompatibleModelOptions {
 
 /**
  * A model behind any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM
- * Studio, OpenRouter), streamed over node:http with a keep-alive pool (through the AI SDK's provider when `fetch`
- * is replaced) as text deltas, tool calls (each once complete) and a last `finish` part. Failures throw
- * `MODEL_ERROR`, silence beyond `timeoutMs` throws `TIMEOUT`, both with a message safe for clients; the request
- * is never retried here.
+ * Studio, OpenRouter), streamed over node:http with a keep-alive pool (through `fetch` when it is replaced) as
+ * reasoning and text deltas, tool calls (each once complete) and a last `finish` part with the usage. A failure is
+ * an `error` part: `MODEL_ERROR`, or `TIMEOUT` for silence beyond `timeoutMs`, both with a message safe for
+ * clients; the request is never retried here.
  *
  * @example
  * const model = createOpenAICompatibleModel({
@@ -42,42 +40,29 @@ export interface OpenAICompatibleModelOptions {
  *   model: 'llama3.2',
  * });
  */
-export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ModelProvider {
+export function createOpenAICompatibleModel(
+  options: OpenAICompatibleModelOptions,
+): ModelProviderV2 {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const name = `openai-compatible:${options.model}`;
   const callsTools = options.callsTools ?? true;
-  const includeUsage = options.includeUsage ?? true;
-  if (!options.fetch) {
-    // The direct path: node:http with a keep-alive pool and a plain event-stream parser. The AI SDK's fetch,
-    // web streams and per-chunk validation cost half the server's CPU per reply (measured in bench/README.md).
-    const url = new URL(`${baseUrl}/chat/completions`);
-    const target = {
-      url,
-      model: options.model,
-      apiKey: options.apiKey,
-      agent: createModelAgent(url),
-      callsTools,
-      includeUsage,
-    };
-    return {
-      name,
-      callsTools,
-      stream: (request) => streamChatCompletion(target, request, timeoutMs),
-    };
-  }
-  // A replaced fetch (a proxy, instrumentation) keeps the AI SDK's provider, which calls it.
-  const provider = createOpenAICompatible({
-    name: 'openai-compatible',
-    baseURL: baseUrl,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  // One parser for both transports: node:http with a keep-alive pool and a plain event-stream parser by default
+  // (the AI SDK's fetch, web streams and per-chunk validation cost half the server's CPU per reply, measured in
+  // bench/README.md), or the replaced `fetch`.
+  const url = new URL(`${baseUrl}/chat/completions`);
+  const target = {
+    url,
+    model: options.model,
+    apiKey: options.apiKey,
+    agent: createModelAgent(url),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    includeUsage,
-  });
-  const languageModel = provider.chatModel(options.model);
-  return {
-    name,
     callsTools,
-    stream: (request) => streamModelReply(languageModel, request, { timeoutMs, callsTools }),
+    includeUsage: options.includeUsage ?? true,
+  };
+  return {
+    specificationVersion: 'v2',
+    name: `openai-compatible:${options.model}`,
+    callsTools,
+    stream: (request) => streamChatCompletion(target, request, timeoutMs),
   };
 }

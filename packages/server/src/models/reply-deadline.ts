@@ -2,7 +2,7 @@ import { ParleyError } from '@parley/core';
 import { toModelError } from './to-model-error';
 
 /**
- * The bound on a streamed model reply's silence, shared by both ways of calling a model: `timeoutMs` of silence
+ * The bound on a streamed model reply's silence, over either transport: `timeoutMs` of silence
  * before the first piece or between pieces aborts `signal` and ends the reply with `TIMEOUT`; the caller's own
  * signal aborting ends it with that signal's reason. Time the consumer spends on a piece does not count: call
  * `pause` when a piece arrives and `arm` when the next one is awaited. Throws at once if `callerSignal` is

@@ -57,7 +57,7 @@ describe('tool calls streamed over node:http', () => {
         toolName: 'pong',
         input: '{}',
       },
-      { type: 'finish', finishReason: 'tool-calls' },
+      { type: 'finish', finishReason: 'tool-calls', usage: {} },
     ]);
     const [first, second] = parts as { toolCallId: string }[];
     expect(first!.toolCallId).not.toBe(second!.toolCallId);
@@ -108,7 +108,7 @@ describe('tool calls streamed over node:http', () => {
     expect(await collect(fake.model.stream(request))).toEqual([
       { type: 'tool-call', toolCallId: 'call_late', toolName: 'late', input: '{"a":1}' },
       { type: 'tool-call', toolCallId: 'call_obj', toolName: 'obj', input: '{"b":[2]}' },
-      { type: 'finish', finishReason: 'tool-calls' },
+      { type: 'finish', finishReason: 'tool-calls', usage: {} },
     ]);
   });
 
@@ -124,7 +124,7 @@ describe('tool calls streamed over node:http', () => {
     expect(await collect(fake.model.stream(request))).toEqual([
       { type: 'text-delta', delta: 'One moment.' },
       { type: 'tool-call', toolCallId: 'call_z', toolName: 'wait', input: '{}' },
-      { type: 'finish', finishReason: 'tool-calls' },
+      { type: 'finish', finishReason: 'tool-calls', usage: {} },
     ]);
   });
 
@@ -142,12 +142,13 @@ describe('tool calls streamed over node:http', () => {
       expect((await collect(fake.model.stream(request))).at(-1)).toEqual({
         type: 'finish',
         finishReason: unified,
+        usage: {},
       });
     }
     await using bare = await upstream({ events: [choiceEvent({ content: 'x' })] });
     expect(await collect(bare.model.stream(request))).toEqual([
       { type: 'text-delta', delta: 'x' },
-      { type: 'finish', finishReason: 'stop' },
+      { type: 'finish', finishReason: 'stop', usage: {} },
     ]);
   });
 

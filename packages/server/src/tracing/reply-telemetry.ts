@@ -184,16 +184,24 @@ function messagesOf(request: ModelRequest): string {
   );
 }
 
-/** Records a model call's response on its span: finish reason, tokens, and the text when opted in. */
+/** Records a model call's response on its span: finish reason, tokens, reasoning size, and the text when opted in. */
 function recordResponse(span: Span, result: ModelStepResult, captureContent: boolean): void {
   span.setAttribute('gen_ai.response.finish_reasons', [result.finishReason]);
   const { inputTokens, outputTokens } = result.usage ?? {};
   if (inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', inputTokens);
   if (outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', outputTokens);
+  // Reasoning never reaches the reply: its size is always on the span, its text only when content is captured.
+  if (result.reasoningLength > 0) {
+    span.setAttribute('parley.model.reasoning_characters', result.reasoningLength);
+  }
   if (captureContent) {
+    const reasoning =
+      result.reasoning === '' ? [] : [{ type: 'reasoning', content: result.reasoning }];
     span.setAttribute(
       'gen_ai.output.messages',
-      JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: result.raw }] }]),
+      JSON.stringify([
+        { role: 'assistant', parts: [...reasoning, { type: 'text', content: result.raw }] },
+      ]),
     );
   }
 }

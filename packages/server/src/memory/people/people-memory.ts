@@ -2,6 +2,7 @@ import type { StoredMessage } from '@parley/core';
 import type { Logger } from 'pino';
 import type { AgentProfile } from '../../agents/agent-profile';
 import type { ModelProvider } from '../../models/model-provider';
+import { modelText } from '../../models/stream-model';
 import type { Recaller } from '../recall';
 import { BoundedWork } from './bounded-work';
 import { factPrompt, parseFacts } from './fact-prompt';
@@ -109,13 +110,11 @@ export class PeopleMemory {
       known,
     });
     try {
-      let answer = '';
-      for await (const part of this.#model.stream({
-        messages: [{ role: 'user', content: prompt }],
-        agentName: agent.character.name,
-      })) {
-        if (part.type === 'text-delta' && answer.length < MAX_ANSWER) answer += part.delta;
-      }
+      const answer = await modelText(
+        this.#model,
+        { messages: [{ role: 'user', content: prompt }], agentName: agent.character.name },
+        MAX_ANSWER,
+      );
       return parseFacts(answer);
     } catch (error) {
       this.#logger.warn({ err: error }, 'the model did not extract facts; read them by rules');

@@ -1,5 +1,6 @@
 import type { StoredMessage } from '@parley/core';
 import type { ModelProvider } from '../../models/model-provider';
+import { modelText } from '../../models/stream-model';
 import { estimateTokens } from './token-estimate';
 
 /** What a summary reads of a message. */
@@ -90,18 +91,19 @@ export function modelSummarizer(model: ModelProvider): Summarizer {
       `Summary so far:\n${previous === '' ? '(none yet)' : previous}`,
       `New turns:\n${turns.map(turnLine).join('\n')}`,
     ].join('\n\n');
-    let text = '';
     const limit = Math.floor(maxTokens * 3.5);
-    for await (const part of model.stream({
-      messages: [
-        { role: 'system', content: summaryInstructions(agentName, maxTokens) },
-        { role: 'user', content: prompt },
-      ],
-      agentName,
-      signal,
-    })) {
-      if (part.type === 'text-delta' && text.length < limit) text += part.delta;
-    }
+    const text = await modelText(
+      model,
+      {
+        messages: [
+          { role: 'system', content: summaryInstructions(agentName, maxTokens) },
+          { role: 'user', content: prompt },
+        ],
+        agentName,
+        signal,
+      },
+      limit,
+    );
     const summary = text.trim().slice(0, limit);
     if (summary === '') throw new Error('the model answered an empty summary');
     return summary;

@@ -1,6 +1,6 @@
 /** Shared by the tool-call stream tests: a request, a tool, and an upstream serving scripted event streams. */
 import { ParleyError } from '@parley/core';
-import type { ModelRequest, ModelStreamPart } from '../model-provider';
+import type { ModelRequest, ModelStreamPartV2 } from '../model-provider';
 import {
   type OpenAICompatibleModelOptions,
   createOpenAICompatibleModel,
@@ -25,20 +25,21 @@ export const WEATHER_TOOL = {
   },
 };
 
-export async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const parts: ModelStreamPart[] = [];
+export async function collect(
+  stream: AsyncIterable<ModelStreamPartV2>,
+): Promise<ModelStreamPartV2[]> {
+  const parts: ModelStreamPartV2[] = [];
   for await (const part of stream) parts.push(part);
   return parts;
 }
 
-export async function failureOf(stream: AsyncIterable<ModelStreamPart>): Promise<ParleyError> {
-  const error: unknown = await collect(stream).then(
-    () => undefined,
-    (rejection: unknown) => rejection,
-  );
-  if (!ParleyError.isInstance(error))
-    throw new Error(`expected a ParleyError, got ${String(error)}`);
-  return error;
+/** The ParleyError of the stream's last part, an `error` part (the stream itself must not throw). */
+export async function failureOf(stream: AsyncIterable<ModelStreamPartV2>): Promise<ParleyError> {
+  const parts = await collect(stream);
+  const last = parts.at(-1);
+  if (last?.type !== 'error' || !ParleyError.isInstance(last.error))
+    throw new Error(`expected an error part with a ParleyError, got ${JSON.stringify(last)}`);
+  return last.error;
 }
 
 /** The event-stream text cut into pieces of `size` characters, wherever they fall (inside events and JSON). */
@@ -50,7 +51,7 @@ export function resplit(events: readonly string[], size: number): string[] {
   return pieces;
 }
 
-/** Both client paths: the direct node:http one (default) and the AI SDK's, taken when `fetch` is replaced. */
+/** Both transports of the one parser: node:http (default), and `fetch` when it is replaced. */
 export const viaFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
 
 export async function upstream(

@@ -1,6 +1,6 @@
 /**
- * Streamed answers with tool calls as OpenAI-compatible servers send them, each written from that server's
- * documented format, with the parts a client must read from them. For tests of both client paths.
+ * Streamed answers with tool calls or reasoning as OpenAI-compatible servers send them, each written from that
+ * server's documented format, with the parts a client must read from them. For tests of both transports.
  */
 import { LLAMA_CPP_DIFFS, NO_INDEX_NO_FINISH } from './llama-cpp';
 import { LM_STUDIO_CALL } from './lm-studio';
@@ -11,6 +11,7 @@ import {
   OPENAI_TEXT_THEN_CALL,
   OPENAI_TEXT_WITH_USAGE,
 } from './openai';
+import { OLLAMA_REASONING, VLLM_REASONING_CONTENT } from './reasoning';
 import type { StreamShape } from './stream-shape';
 import { VLLM_ID_ON_EVERY_DELTA, VLLM_NAME_THEN_DIFFS } from './vllm';
 
@@ -30,6 +31,8 @@ export const STREAM_SHAPES: readonly StreamShape[] = [
   LLAMA_CPP_DIFFS,
   NO_INDEX_NO_FINISH,
   LM_STUDIO_CALL,
+  VLLM_REASONING_CONTENT,
+  OLLAMA_REASONING,
 ];
 
 export {
@@ -37,6 +40,7 @@ export {
   LLAMA_CPP_DIFFS,
   LM_STUDIO_CALL,
   NO_INDEX_NO_FINISH,
+  OLLAMA_REASONING,
   OLLAMA_STOP_WITH_CALLS,
   OLLAMA_WHOLE_CALLS,
   OPENAI_PARALLEL_CALLS,
@@ -44,4 +48,5 @@ export {
   OPENAI_TEXT_WITH_USAGE,
   VLLM_ID_ON_EVERY_DELTA,
   VLLM_NAME_THEN_DIFFS,
+  VLLM_REASONING_CONTENT,
 };

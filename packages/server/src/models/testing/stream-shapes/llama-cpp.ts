@@ -61,6 +61,6 @@ export const NO_INDEX_NO_FINISH: StreamShape = {
   ],
   parts: [
     { type: 'tool-call', toolCallId: 'call_q', toolName: 'lookup', input: '{"q":"x"}' },
-    { type: 'finish', finishReason: 'tool-calls' },
+    { type: 'finish', finishReason: 'tool-calls', usage: {} },
   ],
 };

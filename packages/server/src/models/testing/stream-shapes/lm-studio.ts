@@ -35,6 +35,6 @@ export const LM_STUDIO_CALL: StreamShape = {
       toolName: 'get_delivery_date',
       input: '{"order_id":"123"}',
     },
-    { type: 'finish', finishReason: 'tool-calls' },
+    { type: 'finish', finishReason: 'tool-calls', usage: {} },
   ],
 };

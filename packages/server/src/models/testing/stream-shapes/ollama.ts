@@ -83,6 +83,6 @@ export const OLLAMA_STOP_WITH_CALLS: StreamShape = {
       toolName: 'get_time',
       input: '{"zone":"UTC"}',
     },
-    { type: 'finish', finishReason: 'stop' },
+    { type: 'finish', finishReason: 'stop', usage: {} },
   ],
 };

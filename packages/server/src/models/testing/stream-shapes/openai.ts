@@ -111,7 +111,7 @@ export const OPENAI_TEXT_THEN_CALL: StreamShape = {
       toolName: 'get_weather',
       input: '{"location":"Oslo"}',
     },
-    { type: 'finish', finishReason: 'tool-calls' },
+    { type: 'finish', finishReason: 'tool-calls', usage: {} },
   ],
 };
 
@@ -162,6 +162,6 @@ export const INTERLEAVED_CALLS: StreamShape = {
   parts: [
     { type: 'tool-call', toolCallId: 'call_a', toolName: 'lookup', input: '{"q":"first"}' },
     { type: 'tool-call', toolCallId: 'call_b', toolName: 'lookup', input: '{"q":"second"}' },
-    { type: 'finish', finishReason: 'tool-calls' },
+    { type: 'finish', finishReason: 'tool-calls', usage: {} },
   ],
 };

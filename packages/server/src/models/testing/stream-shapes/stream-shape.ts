@@ -1,4 +1,4 @@
-import type { ModelStreamPart } from '../../model-provider';
+import type { ModelStreamPartV2 } from '../../model-provider';
 import { DONE_EVENT, toChunkEvent } from '../chat-completion-bodies';
 
 /** A server's streamed answer, written from its documented format, and the parts a client must read from it. */
@@ -8,7 +8,7 @@ export interface StreamShape {
   /** The event-stream body, in the pieces the server writes. */
   events: string[];
   /** The model stream parts a client yields for it, in order. */
-  parts: ModelStreamPart[];
+  parts: ModelStreamPartV2[];
 }
 
 /** A chunk with one choice: its delta and finish reason, and other chunk fields (usage, timings). */

@@ -90,6 +90,6 @@ export const VLLM_ID_ON_EVERY_DELTA: StreamShape = {
       toolName: 'search',
       input: '{"query": "tool calling"}',
     },
-    { type: 'finish', finishReason: 'tool-calls' },
+    { type: 'finish', finishReason: 'tool-calls', usage: {} },
   ],
 };
