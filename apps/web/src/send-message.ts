@@ -88,31 +88,43 @@ export async function sendMessage(input: SendInput): Promise<void> {
     input.onReplying(input.agentName);
     try {
       for await (const event of client.sendMessage(channelId, { ...rest, mode: 'stream' })) {
-        if (event.event === 'user_message') {
-          sentId = event.data.id;
-          list.upsert({ ...own, id: event.data.id, text: event.data.text });
-          replyId = event.data.replyId ?? replyId;
-          if (event.data.replyId) input.onReplyId?.(event.data.replyId);
-        } else if (event.event === 'chunk') {
-          replyId = event.data.messageId;
-          list.chunk(replyId, event.data.index, event.data.chunk, 'sse', input.agentName);
-        } else if (event.event === 'tool_call') {
-          // Tool events name no reply: it is the one `user_message` announced (a server older than `replyId`
-          // sends none before the first chunk; `done` lists the calls again).
-          if (replyId) list.toolCall(replyId, input.agentName, event.data);
-        } else if (event.event === 'tool_result') {
-          if (replyId) list.toolResult(replyId, input.agentName, event.data);
-        } else if (event.event === 'approval_request') {
-          // The reply pauses until a person decides: the stream stays open, and so does the bubble.
-          list.approvalRequest(event.data.replyId, input.agentName, event.data);
-        } else if (replyId) {
-          if (event.event === 'done') {
+        switch (event.event) {
+          case 'user_message':
+            sentId = event.data.id;
+            list.upsert({ ...own, id: event.data.id, text: event.data.text });
+            replyId = event.data.replyId ?? replyId;
+            if (event.data.replyId) input.onReplyId?.(event.data.replyId);
+            break;
+          case 'chunk':
+            replyId = event.data.messageId;
+            list.chunk(replyId, event.data.index, event.data.chunk, 'sse', input.agentName);
+            break;
+          case 'tool_call':
+            // Tool events name no reply: it is the one `user_message` announced (a server older than `replyId`
+            // sends none before the first chunk; `done` lists the calls again).
+            if (replyId) list.toolCall(replyId, input.agentName, event.data);
+            break;
+          case 'tool_result':
+            if (replyId) list.toolResult(replyId, input.agentName, event.data);
+            break;
+          case 'approval_request':
+            // The reply pauses until a person decides: the stream stays open, and so does the bubble.
+            list.approvalRequest(event.data.replyId, input.agentName, event.data);
+            break;
+          case 'done':
+            if (!replyId) break;
             for (const call of toolCallsOf(event.data.toolCalls) ?? []) {
               list.toolCall(replyId, input.agentName, call);
             }
-          }
-          // `done` of an empty or ignored reply: shown as such, never as silence.
-          list.finish(replyId, event.event === 'done' ? input.agentName : undefined);
+            // `done` of an empty or ignored reply: shown as such, never as silence.
+            list.finish(replyId, input.agentName);
+            break;
+          case 'gap':
+            // What follows a gap does not continue the text shown: the bubble ends (the history has the reply).
+            if (replyId) list.finish(replyId, undefined);
+            break;
+          default:
+            event satisfies never;
         }
       }
     } catch (error) {

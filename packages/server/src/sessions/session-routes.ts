@@ -24,6 +24,7 @@ import { sendReplyEvents, startOf, waitForEnd } from '../http/reply-events';
 import { toEventId } from '../http/reply-event-id';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
+import type { ReplyFinalPart } from '../reply/parts/reply-part';
 import type { SessionRecord, SessionStore } from '../storage/session-store';
 import {
   SESSION_LIST_LIMIT,
@@ -190,22 +191,14 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
     }
     if (transport === 'http') {
       const end = await waitForEnd(reply, options.syncTimeoutMs);
-      // elizaOS's `agentResponse`; a reply that waits for approvals says what it waits for.
-      const agentResponse =
-        end.type === 'reply-end'
-          ? {
-              text: end.text,
-              actions: end.actions,
-              ...(end.thought ? { thought: end.thought } : {}),
-            }
-          : { text: end.text, actions: [] };
+      const { agentResponse, awaitingApproval } = sessionAnswerOf(end);
       return c.json(
         success({
           success: true,
           userMessage,
           agentResponse,
           replyId: reply.replyId,
-          ...(end.type === 'reply-pause' ? { awaitingApproval: end.requests } : {}),
+          ...(awaitingApproval ? { awaitingApproval } : {}),
         }),
         201,
       );
@@ -229,4 +222,29 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<AppEnv> {
   });
 
   return routes;
+}
+
+/**
+ * elizaOS's `agentResponse` for a reply's last part (its failure was thrown by `waitForEnd`); a reply that waits
+ * for approvals says what it waits for.
+ */
+function sessionAnswerOf(end: Exclude<ReplyFinalPart, { type: 'error' }>) {
+  switch (end.type) {
+    case 'reply-end':
+      return {
+        agentResponse: {
+          text: end.text,
+          actions: end.actions,
+          ...(end.thought ? { thought: end.thought } : {}),
+        },
+        awaitingApproval: undefined,
+      };
+    case 'reply-pause':
+      return {
+        agentResponse: { text: end.text, actions: [] as string[] },
+        awaitingApproval: end.requests,
+      };
+    default:
+      return end satisfies never;
+  }
 }

@@ -47,41 +47,54 @@ export function runDetailOf(parts: readonly ReplyPart[], at: number | null) {
   let errors = 0;
   const steps = new Set<number>();
   for (const part of parts) {
-    if (part.type === 'reply-start') {
-      events.push({ type: 'RUN_STARTED', timestamp, data: { roomId: part.channelId } });
-    } else if (part.type === 'tool-call') {
-      actions += 1;
-      steps.add(part.step);
-      events.push({
-        type: 'ACTION_STARTED',
-        timestamp,
-        data: {
-          actionId: part.toolCallId,
-          actionName: part.toolName,
-          step: part.step,
-          input: part.input,
-        },
-      });
-    } else if (part.type === 'tool-result') {
-      if (part.error !== undefined) errors += 1;
-      events.push({
-        type: 'ACTION_COMPLETED',
-        timestamp,
-        data: {
-          actionId: part.toolCallId,
-          actionName: part.toolName,
-          step: part.step,
-          success: part.error === undefined,
-          ...(part.error === undefined ? { output: part.output } : { error: part.error }),
-        },
-      });
-    } else if (part.type === 'reply-end') {
-      status = 'completed';
-      events.push({ type: 'RUN_ENDED', timestamp, data: { status, text: part.text } });
-    } else if (part.type === 'error') {
-      status = 'error';
-      errors += 1;
-      events.push({ type: 'RUN_ENDED', timestamp, data: { status, code: part.code } });
+    switch (part.type) {
+      case 'reply-start':
+        events.push({ type: 'RUN_STARTED', timestamp, data: { roomId: part.channelId } });
+        break;
+      case 'tool-call':
+        actions += 1;
+        steps.add(part.step);
+        events.push({
+          type: 'ACTION_STARTED',
+          timestamp,
+          data: {
+            actionId: part.toolCallId,
+            actionName: part.toolName,
+            step: part.step,
+            input: part.input,
+          },
+        });
+        break;
+      case 'tool-result':
+        if (part.error !== undefined) errors += 1;
+        events.push({
+          type: 'ACTION_COMPLETED',
+          timestamp,
+          data: {
+            actionId: part.toolCallId,
+            actionName: part.toolName,
+            step: part.step,
+            success: part.error === undefined,
+            ...(part.error === undefined ? { output: part.output } : { error: part.error }),
+          },
+        });
+        break;
+      case 'reply-end':
+        status = 'completed';
+        events.push({ type: 'RUN_ENDED', timestamp, data: { status, text: part.text } });
+        break;
+      case 'error':
+        status = 'error';
+        errors += 1;
+        events.push({ type: 'RUN_ENDED', timestamp, data: { status, code: part.code } });
+        break;
+      // elizaOS's run has no event for text, an approval asked or a pause: the run is still `started`.
+      case 'text-delta':
+      case 'approval-request':
+      case 'reply-pause':
+        break;
+      default:
+        part satisfies never;
     }
   }
   const ended = status !== 'started';
