@@ -6,6 +6,8 @@ import {
   type ParleySocket,
 } from '@parley/client';
 import type { AgentSummary } from '@parley/core';
+import { Account } from './auth/account';
+import { credential, credentialHeaders, offersSignIn } from './auth/credential';
 import { ChannelList } from './channels/channel-list';
 import {
   channelNameFrom,
@@ -51,7 +53,9 @@ export class ChatApp {
   readonly #ui: Layout;
   readonly #list: MessageList;
   readonly #room: RoomStatus;
-  readonly #me = identity();
+  /** Who this page is in the rooms: the signed-in person (or guest), else the browser's own name and id. */
+  #me = identity();
+  readonly #account: Account;
   #client!: ParleyClient;
   #socket: ParleySocket | undefined;
   #agents: AgentSummary[] = [];
@@ -93,17 +97,46 @@ export class ChatApp {
       onDeleted: () => void this.#openChannel(crypto.randomUUID()),
     });
     this.#files = new ComposerFiles(ui.pendingFiles, ui.sendError);
+    this.#account = new Account(ui.account, () => void this.#signedInAs());
   }
 
   /** Connects, loads the agents and the TEE badge, and opens the channel of the address or a new one. */
   async start(): Promise<void> {
+    // Where people sign in, the page first learns who it is (or goes to the issuer and comes back).
+    if ((await this.#account.start()) === 'leaving') return;
     this.#wire();
-    this.#ui.nameInput.value = this.#me.name;
+    this.#takeIdentity();
     this.#ui.apiKeyInput.value = apiKeySetting.get() ?? '';
     const mode = modeSetting.get();
     for (const input of this.#ui.modeInputs) input.checked = input.value === (mode ?? 'socket');
-    this.#renderRecent();
     await this.#connect(channelFromHash() ?? crypto.randomUUID());
+  }
+
+  /**
+   * The page's identity: a signed-in person (or guest) is who the server says, with their name from the issuer;
+   * the name field then shows it and cannot change it. Their recent channels are theirs, not the browser's.
+   */
+  #takeIdentity() {
+    const person = this.#account.person;
+    const ui = this.#ui;
+    const browser = identity();
+    this.#me = person
+      ? {
+          entityId: person.entityId,
+          // A guest names themselves (the field); a person is named by the issuer.
+          name: person.guest ? browser.name : (person.name ?? 'You'),
+        }
+      : browser;
+    ui.nameInput.disabled = person !== undefined && !person.guest;
+    ui.nameInput.value = this.#me.name;
+    this.#recent = parseRecent(readRecent(person?.entityId));
+    this.#renderRecent();
+  }
+
+  /** After a sign-out (or a new sign-in): the page takes the identity it now has and reconnects with it. */
+  async #signedInAs() {
+    this.#takeIdentity();
+    await this.#connect(crypto.randomUUID());
   }
 
   #wire() {
@@ -196,12 +229,11 @@ export class ChatApp {
   }
 
   async #reconnect(channelId: string) {
-    const apiKey = apiKeySetting.get();
-    this.#client = createParleyClient({ baseUrl: location.origin, apiKey });
+    this.#client = createParleyClient({ baseUrl: location.origin, apiKey: credential });
     this.#socket?.disconnect();
     const socket = connectSocket({
       baseUrl: location.origin,
-      apiKey,
+      apiKey: credential,
       reconnectionAttempts: Infinity,
     });
     this.#socket = socket;
@@ -308,8 +340,9 @@ export class ChatApp {
       if (this.#agents.some((agent) => agent.id === selected)) ui.agentSelect.value = selected;
     } catch (error) {
       ui.agentError.textContent = `Could not load the agents: ${describeError(error)}`;
-      // The server wants a key: the settings panel opens on its field.
-      if (ParleyClientError.isInstance(error) && error.code === 'UNAUTHORIZED') {
+      // The server wants a key: the settings panel opens on its field (where people sign in, the header's Sign
+      // in button is the way, and the error says so).
+      if (ParleyClientError.isInstance(error) && error.code === 'UNAUTHORIZED' && !offersSignIn()) {
         ui.settings.open(ui.apiKeyInput);
       }
     }
@@ -370,9 +403,8 @@ export class ChatApp {
     }
     let details: unknown;
     try {
-      const apiKey = apiKeySetting.get();
       const response = await fetch(`${location.origin}/api/agents/${encodeURIComponent(agentId)}`, {
-        headers: apiKey ? { 'x-api-key': apiKey } : {},
+        headers: credentialHeaders(),
       });
       if (response.ok) details = ((await response.json()) as { data?: unknown }).data;
     } catch {
@@ -608,14 +640,13 @@ export class ChatApp {
     route: 'regenerate' | 'edit',
     body?: { text: string },
   ): Promise<string | undefined> {
-    const apiKey = apiKeySetting.get();
     const response = await fetch(
       `${location.origin}/api/messaging/channels/${encodeURIComponent(this.#channelId)}/messages/${encodeURIComponent(messageId)}/${route}`,
       {
         method: 'POST',
         headers: {
           ...(body ? { 'content-type': 'application/json' } : {}),
-          ...(apiKey ? { 'x-api-key': apiKey } : {}),
+          ...credentialHeaders(),
         },
         ...(body ? { body: JSON.stringify(body) } : {}),
       },
@@ -658,7 +689,7 @@ export class ChatApp {
 
   #remember(channel: RecentChannel) {
     this.#recent = rememberChannel(this.#recent, channel);
-    writeRecent(this.#recent);
+    writeRecent(this.#recent, this.#account.person?.entityId);
     this.#renderRecent();
   }
 

@@ -7,6 +7,8 @@ export interface Layout {
   /** The settings panel: colours, transport, API key. */
   settings: SettingsDialog;
   settingsButton: HTMLButtonElement;
+  /** Sign in / who is signed in, where the server lets people sign in (auth/account.ts). */
+  account: HTMLElement;
   apiKeyForm: HTMLFormElement;
   apiKeyInput: HTMLInputElement;
   agentSelect: HTMLSelectElement;
@@ -59,6 +61,8 @@ export function buildLayout(): Layout {
     'Settings',
   );
   settingsButton.addEventListener('click', () => settings.open());
+  const account = h('div', { className: 'account', 'aria-label': 'Account', role: 'group' });
+  account.hidden = true;
   const agentSelect = h('select', { id: 'agent', 'aria-describedby': 'agent-error' });
   const agentError = h('p', { id: 'agent-error', className: 'error', role: 'alert' });
   const teeBadge = h('button', {
@@ -197,6 +201,7 @@ export function buildLayout(): Layout {
       menuButton,
       teeBadge,
       h('a', { href: './api/docs', className: 'docs-link' }, 'API docs'),
+      account,
       settingsButton,
     ),
     teePanel,
@@ -241,6 +246,7 @@ export function buildLayout(): Layout {
     root,
     settings,
     settingsButton,
+    account,
     apiKeyForm: settings.apiKeyForm,
     apiKeyInput: settings.apiKeyInput,
     agentSelect,

@@ -56,16 +56,21 @@ export function saveName(name: string): void {
   write(localStorage, KEYS.name, name.trim() || undefined);
 }
 
-/** Reads the raw recent-channel list. */
-export function readRecent(): unknown {
+/** Where the recent-channel list of `person` (a signed-in person's entity id; none: this browser's) is kept. */
+function recentKey(person: string | undefined): string {
+  return person ? `${KEYS.recent}:${person}` : KEYS.recent;
+}
+
+/** Reads the raw recent-channel list of `person` (see {@link recentKey}). */
+export function readRecent(person?: string): unknown {
   try {
-    return JSON.parse(read(localStorage, KEYS.recent) ?? '[]') as unknown;
+    return JSON.parse(read(localStorage, recentKey(person)) ?? '[]') as unknown;
   } catch {
     return [];
   }
 }
 
-/** Stores the recent-channel list. */
-export function writeRecent(value: unknown): void {
-  write(localStorage, KEYS.recent, JSON.stringify(value));
+/** Stores the recent-channel list of `person`. */
+export function writeRecent(value: unknown, person?: string): void {
+  write(localStorage, recentKey(person), JSON.stringify(value));
 }

@@ -47,3 +47,4 @@ export * from './errors/validation';
 export * from './schemas/webhooks';
 export * from './schemas/audit';
 export * from './schemas/receipts';
+export * from './schemas/sign-in';

@@ -26,7 +26,7 @@ import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
 import { ChannelAccess, provideChannelAccess } from './identity/channel-access';
-import { identityFromEnv, identityRoutes, type IdentityResolver } from './identity';
+import { identityFromEnv, identityRoutes, type IdentityResolver, signInRoutes } from './identity';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
 import { checkStdioCommands, mcpServersOf } from './mcp/client/mcp-settings';
@@ -596,6 +596,8 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   app.use(provideChannelAccess(channelAccess));
   if (identity.configured) app.route('/', identityRoutes(identity, identity.settings));
+  // Always there: the chat page asks it whether people sign in here (no: `signIn` null).
+  app.route('/', signInRoutes({ resolver: identity, logger }));
   app.route(
     '/',
     serverRoutes({

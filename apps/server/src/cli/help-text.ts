@@ -102,6 +102,8 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
       'AUTH_GUEST_TTL_SECONDS',
       'AUTH_JWKS_COOLDOWN_MS',
       'AUTH_DAILY_TOKENS',
+      'AUTH_WEB_CLIENT_ID',
+      'AUTH_WEB_SCOPE',
     ],
   },
   {

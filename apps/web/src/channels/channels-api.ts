@@ -1,4 +1,4 @@
-import { apiKeySetting } from '../settings';
+import { credentialHeaders } from '../auth/credential';
 
 /** A channel as `GET /api/messaging/channels` lists it (the fields the page uses). */
 export interface ServerChannel {
@@ -28,13 +28,12 @@ export const CHANNEL_PAGE = 100;
  * envelope. A small function on purpose: `@parley/client`'s channel methods can replace it one for one.
  */
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const apiKey = apiKeySetting.get();
   const response = await fetch(path, {
     method,
     headers: {
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(apiKey ? { 'x-api-key': apiKey } : {}),
+      ...credentialHeaders(),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

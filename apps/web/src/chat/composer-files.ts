@@ -1,5 +1,5 @@
 import { h } from '../dom';
-import { apiKeySetting } from '../settings';
+import { credentialHeaders } from '../auth/credential';
 import { type AttachmentRef, formatBytes } from './attachment-view';
 
 /** Files waiting to go with one message, at most. */
@@ -14,10 +14,9 @@ export function uploadPath(channelId: string): string {
 export async function uploadFile(channelId: string, file: File): Promise<AttachmentRef> {
   const body = new FormData();
   body.append('file', file, file.name);
-  const apiKey = apiKeySetting.get();
   const response = await fetch(uploadPath(channelId), {
     method: 'POST',
-    headers: apiKey ? { 'x-api-key': apiKey } : {},
+    headers: credentialHeaders(),
     body,
   });
   const json = (await response.json().catch(() => undefined)) as
@@ -30,8 +29,7 @@ export async function uploadFile(channelId: string, file: File): Promise<Attachm
 
 /** Downloads an attachment with the page's key and saves it under its name. */
 export async function downloadAttachment(attachment: AttachmentRef): Promise<void> {
-  const apiKey = apiKeySetting.get();
-  const response = await fetch(attachment.url, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
+  const response = await fetch(attachment.url, { headers: credentialHeaders() });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const url = URL.createObjectURL(await response.blob());
   const link = h('a', { href: url, download: attachment.name });

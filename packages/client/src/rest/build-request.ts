@@ -1,5 +1,5 @@
 import { API_KEY_HEADER } from '@parley/core';
-import type { HttpConfig } from './http-config';
+import { currentCredential, type HttpConfig } from './http-config';
 
 /** One HTTP call as the client describes it, before it is sent. */
 export interface RequestDescription {
@@ -35,7 +35,8 @@ export function buildRequest(
     accept: description.accept ?? 'application/json',
     ...description.headers,
   };
-  if (config.apiKey) headers[API_KEY_HEADER] = config.apiKey;
+  const apiKey = currentCredential(config.apiKey);
+  if (apiKey) headers[API_KEY_HEADER] = apiKey;
   const init: RequestInit = { method: description.method ?? 'GET', headers, signal };
   if (description.body !== undefined) {
     headers['content-type'] = 'application/json';

@@ -114,6 +114,22 @@ describe('createParleyClient', () => {
     });
   });
 
+  it('asks a credential function before each request, so a renewed token is the one sent', async () => {
+    const { fetch, requests } = stubFetch(() => json({ success: true, data: [] }));
+    let token: string | undefined = 'first-token';
+    const client = createParleyClient({ baseUrl: 'http://parley.test', apiKey: () => token, fetch });
+    await client.listAgents();
+    token = 'renewed-token';
+    await client.listAgents();
+    token = undefined;
+    await client.listAgents();
+    expect(requests.map((request) => request.headers['x-api-key'])).toEqual([
+      'first-token',
+      'renewed-token',
+      undefined,
+    ]);
+  });
+
   it('turns the server error body into status, code, message and details', async () => {
     const { fetch } = stubFetch(() =>
       json(

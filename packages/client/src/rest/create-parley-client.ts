@@ -31,15 +31,18 @@ import {
   streamChannelMessage,
 } from '../sse/stream-channel-message';
 import { type ChannelMethods, createChannelMethods } from './channel-methods';
-import type { HttpConfig } from './http-config';
+import type { Credential, HttpConfig } from './http-config';
 import { requestJson } from './request-json';
 
 /** Options of {@link createParleyClient}. */
 export interface ParleyClientOptions {
   /** The server's base address, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** Sent as `x-api-key` when the server requires `SERVER_AUTH_TOKEN`. */
-  apiKey?: string;
+  /**
+   * Sent as `x-api-key`: the server's `SERVER_AUTH_TOKEN`, or a person's access token where people sign in. A
+   * function is asked before each request (a token renewed meanwhile is the one sent).
+   */
+  apiKey?: Credential;
   /** A fetch implementation (defaults to the global one). */
   fetch?: typeof fetch;
   /** Per-request timeout in milliseconds (default 30000). For streams it bounds the wait for the headers. */

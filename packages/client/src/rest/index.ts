@@ -11,5 +11,6 @@ export type {
   ParleyClientOptions,
 } from './create-parley-client';
 export type { ChannelMethods, ListChannelsOptions } from './channel-methods';
+export type { Credential } from './http-config';
 export type { ChannelStreamEvent, StreamOptions } from '../sse/stream-channel-message';
 export { ParleyClientError } from '../client-error';

@@ -8,6 +8,7 @@ import {
 } from '@parley/core';
 import { type Socket, io } from 'socket.io-client';
 import { ParleyClientError } from '../client-error';
+import { type Credential, currentCredential } from '../rest/http-config';
 import { invalidResponseError } from '../rest/invalid-response-error';
 import type { ConnectionState } from './connection-state';
 import { ROOM_EVENT_SCHEMAS, type RoomEventListener, type RoomEventName } from './room-events';
@@ -17,8 +18,11 @@ import { ackTimeoutError, toAckError, toApprovalDecided } from './to-ack-error';
 export interface ConnectSocketOptions {
   /** The server's base address, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** Sent as `auth.apiKey` when the server requires `SERVER_AUTH_TOKEN`. */
-  apiKey?: string;
+  /**
+   * Sent as `auth.apiKey`: the server's `SERVER_AUTH_TOKEN`, or a person's access token. A function is asked at
+   * each connection and reconnection.
+   */
+  apiKey?: Credential;
   /** Transports in the order tried (default polling, then an upgrade to websocket). */
   transports?: ['polling', 'websocket'] | ['polling'] | ['websocket'];
   /** Forces long-polling only (for proxies that break websockets). Wins over `transports`. */
@@ -117,7 +121,10 @@ export function connectSocket(options: ConnectSocketOptions): ParleySocket {
     timeout: options.timeout ?? 20_000,
     // One manager per client: disconnecting one client must not close another's connection.
     forceNew: true,
-    auth: options.apiKey === undefined ? {} : { apiKey: options.apiKey },
+    auth: (send) => {
+      const apiKey = currentCredential(options.apiKey);
+      send(apiKey === undefined ? {} : { apiKey });
+    },
   });
   /** Joined rooms by normalised id, with the entity each was joined as. */
   const rooms = new Map<string, string>();

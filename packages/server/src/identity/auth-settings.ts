@@ -38,6 +38,13 @@ export const authSettingsSchema = z.object({
   AUTH_GUEST_TTL_SECONDS: positiveNumber(24 * 3600),
   /** The least time between two fetches of the JWKS (an unknown `kid` refetches at most this often). */
   AUTH_JWKS_COOLDOWN_MS: wholeNumber(30_000, 1_000, 3_600_000),
+  /**
+   * The chat page's client id at AUTH_ISSUER (a public client: authorization code with PKCE, no secret, its
+   * redirect URI the page's address, e.g. https://chat.example.com/). Set: the page offers "Sign in".
+   */
+  AUTH_WEB_CLIENT_ID: text(),
+  /** The scopes the chat page asks the issuer for. */
+  AUTH_WEB_SCOPE: textWithDefault('openid profile'),
   /** Each signed-in person's budget of model tokens a day (UTC); unset: none. */
   AUTH_DAILY_TOKENS: optionalWholeNumber(1, 1_000_000_000_000),
 });

@@ -18,6 +18,7 @@ export {
   RESOURCE_METADATA_PATH,
 } from './identity-routes';
 export { isAdminOnly } from './admin-only';
+export { signInRoutes, SIGN_IN_CONFIG_PATH, TOKEN_EXCHANGE_PATH } from './sign-in-routes';
 
 /** The resolver the `AUTH_*` settings in `env` describe (none set: not configured, today's behaviour). */
 export function identityFromEnv(

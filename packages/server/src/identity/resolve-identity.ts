@@ -11,6 +11,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import type { AuthSettings } from './auth-settings';
 import { entityIdOf, type Identity, OPERATOR } from './identity';
+import { type IssuerMetadata, oidcDiscovery } from './oidc-discovery';
 
 /** The asymmetric algorithms a JWKS-verified token may use; `none` and HS* are never taken from a JWKS. */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as const;
@@ -36,6 +37,8 @@ export interface IdentityResolver {
   readonly anonymous: boolean;
   /** The settings it was built from. */
   readonly settings: AuthSettings;
+  /** `AUTH_ISSUER`'s discovery document (fetched once, shared with the JWKS); absent without an issuer. */
+  readonly issuerMetadata?: () => Promise<IssuerMetadata>;
   /**
    * The identity of `credential` (the `x-api-key` value or the Bearer token): the operator for the server token,
    * a user for a verified JWT, a guest for a guest token the server issued. Absent or refused: AuthError (401).
@@ -80,23 +83,14 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     `guest:${secret ?? operatorToken ?? randomUUID() + randomUUID()}`,
   );
   const fetchImpl = options.fetch ?? fetch;
+  const discovery = settings.AUTH_ISSUER ? oidcDiscovery(settings.AUTH_ISSUER, fetchImpl) : undefined;
   let remote: Promise<JWTVerifyGetKey> | undefined;
 
   const jwks = (): Promise<JWTVerifyGetKey> => {
     remote ??= (async () => {
-      let url = settings.AUTH_JWKS_URL;
-      if (!url && settings.AUTH_ISSUER) {
-        const discovery = new URL(
-          `${settings.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/openid-configuration`,
-        );
-        const response = await fetchImpl(discovery, { signal: AbortSignal.timeout(10_000) });
-        if (!response.ok) throw new Error(`OIDC discovery answered ${response.status}`);
-        const document = (await response.json()) as { jwks_uri?: unknown };
-        if (typeof document.jwks_uri !== 'string')
-          throw new Error('OIDC discovery names no jwks_uri');
-        url = document.jwks_uri;
-      }
-      return createRemoteJWKSet(new URL(url!), {
+      const url = settings.AUTH_JWKS_URL ?? (await discovery!()).jwks_uri;
+      if (!url) throw new Error('OIDC discovery names no jwks_uri');
+      return createRemoteJWKSet(new URL(url), {
         cooldownDuration: settings.AUTH_JWKS_COOLDOWN_MS,
         cacheMaxAge: 10 * 60_000,
         timeoutDuration: 10_000,
@@ -200,6 +194,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     configured: usesJwks || secretKey !== undefined || settings.AUTH_ANONYMOUS,
     anonymous: settings.AUTH_ANONYMOUS,
     settings,
+    issuerMetadata: discovery,
     async resolve(credential) {
       if (credential === undefined || credential === '') {
         throw new AuthError(

@@ -27,6 +27,7 @@ import { A2A_OPERATIONS } from './a2a-operations';
 import { MEMORY_OPERATIONS } from './memory-operations';
 import { KNOWLEDGE_OPERATIONS } from './knowledge-operations';
 import { AUDIT_OPERATIONS } from './audit-operations';
+import { AUTH_OPERATIONS } from './auth-operations';
 import { isOpenAIPath } from '../../openai/openai-errors';
 import { toOpenApiPath } from './openapi-path';
 import { pluginOperations, type DocumentedPluginRoute } from './plugin-operations';
@@ -184,6 +185,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...MEMORY_OPERATIONS,
     ...KNOWLEDGE_OPERATIONS,
     ...AUDIT_OPERATIONS,
+    ...AUTH_OPERATIONS,
   ];
   for (const operation of documented) {
     add(toOpenApiPath(operation.path).path, operation.method, builtInOperationOf(operation));
@@ -246,6 +248,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       },
       { name: 'memory', description: "What agents remember, and elizaOS's memory API." },
       { name: 'audit', description: 'The append-only audit log of admin actions.' },
+      { name: 'auth', description: "The chat page's sign-in with the OIDC issuer." },
       { name: 'documents', description: 'The API documents themselves.' },
       ...pluginTags.map((name) => ({ name, description: 'Routes of a loaded plugin.' })),
     ],

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { hasServerToken, offeredApiKey } from '../../guards/api-key';
 import { checkReadiness, type ReadinessProbe } from '../../health';
+import { SIGN_IN_CONFIG_PATH, TOKEN_EXCHANGE_PATH } from '../../identity/sign-in-routes';
 import { redactText } from '../../redaction/redact';
 import { SERVER_PACKAGE_VERSION } from '../../api-docs/package-version';
 import type { AppEnv } from '../app-env';
@@ -14,9 +15,15 @@ export const READY_PATH = '/api/server/ready';
 /**
  * Built-in paths open without `x-api-key` even when a server token is set: load-balancer and orchestrator
  * probes carry no secret. Liveness says only `ok`; readiness says only ready or not without the token, and its
- * checks (agent and MCP server names, why one is down) only to a caller that sends it.
+ * checks (agent and MCP server names, why one is down) only to a caller that sends it. The chat page's sign-in
+ * paths are how a visitor gets a credential, so they cannot ask for one.
  */
-const OPEN_PATHS: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
+const OPEN_PATHS: ReadonlySet<string> = new Set([
+  HEALTH_PATH,
+  READY_PATH,
+  SIGN_IN_CONFIG_PATH,
+  TOKEN_EXCHANGE_PATH,
+]);
 
 /** Whether `path` is a built-in path that needs no API key. */
 export function isOpenPath(path: string): boolean {

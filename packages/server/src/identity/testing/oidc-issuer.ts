@@ -33,12 +33,18 @@ export async function testKey(kid: string, alg: TestKey['alg'] = 'RS256'): Promi
  * A real OIDC issuer (`oidc-provider`) on a free port: each client (`client_id` = the person) gets JWT access
  * tokens for {@link TEST_RESOURCE} by client credentials, with a `roles` claim. `rotate(keys)` swaps its signing
  * keys (its JWKS changes at once), as an identity provider's key rotation does.
+ *
+ * `registerWebClient` adds a public client for a chat page (authorization code with PKCE, refresh tokens with
+ * `offline_access`): people sign in at the issuer's own login form (`oidc-provider`'s development interactions:
+ * any login, any password; the login is the person) and consent once.
  */
 export interface TestIssuer {
   issuer: string;
   /** An access token for `person` (a client of the issuer), signed with the issuer's first key. */
   token(person: string): Promise<string>;
   rotate(keys: readonly TestKey[]): void;
+  /** Registers the public client `clientId` with its redirect URIs (the issuer is rebuilt with its keys). */
+  registerWebClient(clientId: string, redirectUris: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -47,24 +53,45 @@ export async function startTestIssuer(options: {
   keys: readonly TestKey[];
 }): Promise<TestIssuer> {
   let current: Provider | undefined;
+  let keys = options.keys;
+  let webClients: { client_id: string; redirect_uris: string[] }[] = [];
   const server: Server = createServer((req, res) => {
     void current!.callback()(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const build = (keys: readonly TestKey[]) =>
+  const build = () =>
     new Provider(issuer, {
-      clients: Object.keys(options.people).map((person) => ({
-        client_id: person,
-        client_secret: `${person}-secret-for-tests`,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      })),
+      clients: [
+        ...Object.keys(options.people).map((person) => ({
+          client_id: person,
+          client_secret: `${person}-secret-for-tests`,
+          grant_types: ['client_credentials'],
+          redirect_uris: [],
+          response_types: [],
+        })),
+        ...webClients.map((client) => ({
+          ...client,
+          token_endpoint_auth_method: 'none',
+          id_token_signed_response_alg: keys[0]!.alg,
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        })),
+      ],
+      scopes: ['openid', 'profile', 'offline_access', 'chat'],
+      claims: { openid: ['sub'], profile: ['name'] },
+      // A public client that may refresh gets a refresh token (rotated on use), as identity providers do for
+      // single-page applications.
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+        client.grantTypeAllowed('refresh_token'),
+      findAccount: (_ctx: unknown, id: string) => ({
+        accountId: id,
+        claims: () => ({ sub: id, name: options.people[id]?.name }),
+      }),
       jwks: { keys: keys.map((key) => key.jwk) as never },
       ttl: { ClientCredentials: 300 },
       features: {
-        devInteractions: { enabled: false },
+        devInteractions: { enabled: webClients.length > 0 },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
@@ -80,11 +107,12 @@ export async function startTestIssuer(options: {
         },
       },
       extraTokenClaims: (_ctx: unknown, token: unknown) => {
-        const person = options.people[(token as { clientId: string }).clientId];
+        const { accountId, clientId } = token as { accountId?: string; clientId: string };
+        const person = options.people[accountId ?? clientId];
         return { roles: person?.roles ?? [], name: person?.name };
       },
     });
-  current = build(options.keys);
+  current = build();
   return {
     issuer,
     async token(person) {
@@ -105,9 +133,61 @@ export async function startTestIssuer(options: {
         throw new Error(`issuer refused: ${JSON.stringify(body)}`);
       return body.access_token;
     },
-    rotate(keys) {
-      current = build(keys);
+    rotate(next) {
+      keys = next;
+      current = build();
+    },
+    registerWebClient(clientId, redirectUris) {
+      webClients = [...webClients, { client_id: clientId, redirect_uris: [...redirectUris] }];
+      current = build();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Signs `login` in at the test issuer the way a browser would, without one: follows `authorizationUrl` through
+ * the issuer's login and consent forms (cookies kept) and answers the address the issuer sends back to (the
+ * redirect URI with `code`, `state` and `iss`, or an `error`).
+ */
+export async function signInAtIssuer(authorizationUrl: string, login: string): Promise<URL> {
+  const cookies = new Map<string, string>();
+  const go = async (url: string, form?: Record<string, string>): Promise<Response> => {
+    const response = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form) : undefined,
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    return response;
+  };
+  let url = authorizationUrl;
+  for (let hop = 0; hop < 12; hop++) {
+    const response = await go(url);
+    const next = response.headers.get('location');
+    if (!next) throw new Error(`the issuer stopped at ${url} (${response.status})`);
+    const target = new URL(next, url);
+    if (!target.pathname.startsWith('/interaction/') && !target.pathname.startsWith('/auth')) {
+      return target;
+    }
+    if (target.pathname.startsWith('/interaction/')) {
+      const page = await (await go(target.href)).text();
+      const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
+      const form: Record<string, string> =
+        prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' };
+      const submitted = await go(target.href, form);
+      url = new URL(submitted.headers.get('location') ?? target.href, target).href;
+    } else {
+      url = target.href;
+    }
+  }
+  throw new Error('the issuer sent the sign-in round in circles');
 }
