@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, postgresUnavailableReason } from '../../test/databases';
 import { ScriptedModel } from '../../test/scripted-model';
 import { sharedSecretPeople } from '../../test/shared-secret-people';
 import { startTestServer, type TestServer } from '../../test/test-server';
@@ -76,3 +77,60 @@ describe('a daily budget of model tokens per person', () => {
     expect((await ask(alice, idOf('alice'))).status).toBe(200);
   });
 });
+
+describe.skipIf(await postgresUnavailableReason())(
+  'the day is counted in the database: two servers on one PostgreSQL share it',
+  () => {
+    const model = new ScriptedModel();
+    let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+    let one: TestServer;
+    let two: TestServer;
+
+    beforeAll(async () => {
+      model.behaviour = { usage: USAGE };
+      database = await createPostgresDatabase();
+      const options = {
+        model,
+        env: { AUTH_JWT_SECRET: SECRET, AUTH_DAILY_TOKENS: String(BUDGET) },
+        rateLimit: false as const,
+        syncTimeoutMs: 60_000,
+      };
+      // Two servers, each with its own pool, memory and admission: all they share is the database.
+      const shared = { ...database, dispose: async () => {} };
+      one = await startTestServer(options, shared);
+      two = await startTestServer(options, shared);
+    }, 60_000);
+    afterAll(async () => {
+      await one?.[Symbol.asyncDispose]();
+      await two?.[Symbol.asyncDispose]();
+      await database?.dispose();
+    });
+
+    const ask = (server: TestServer, token: string, entityId: string) =>
+      fetch(`${server.url}/api/messaging/channels/${randomUUID()}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ text: 'hello', mode: 'sync', entityId }),
+      });
+
+    it('spending on one server spends the day on the other', async () => {
+      const mallory = await tokenFor('mallory');
+      // 1,000 tokens each, alternating: 2,000 on the first server and 1,000 on the second. Counted per server,
+      // neither would have reached the budget of 2,500.
+      for (const server of [one, two, one]) {
+        expect((await ask(server, mallory, idOf('mallory'))).status).toBe(200);
+      }
+      const calls = model.requests.length;
+      const [first, second] = await Promise.all([
+        ask(one, mallory, idOf('mallory')),
+        ask(two, mallory, idOf('mallory')),
+      ]);
+      expect([first.status, second.status]).toEqual([429, 429]);
+      expect(model.requests.length).toBe(calls);
+      // Another person is served on both meanwhile.
+      const alice = await tokenFor('alice');
+      expect((await ask(two, alice, idOf('alice'))).status).toBe(200);
+      expect((await ask(one, alice, idOf('alice'))).status).toBe(200);
+    });
+  },
+);
