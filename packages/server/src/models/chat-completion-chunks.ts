@@ -60,13 +60,17 @@ interface OpenToolCall {
   args: string;
   /** UTF-8 bytes of `args`. */
   bytes: number;
+  /** The id its `tool-input-*` parts carry, once `tool-input-start` was handed out (its `id`). */
+  inputId: string | undefined;
 }
 
 /**
  * Reads one step's `chat.completion.chunk` events: returns each chunk's text (its reasoning in `reasoning`),
  * gathers the tool calls streamed in
  * `delta.tool_calls` and hands them out whole, in `ready` when the chunk with the finish reason arrives, or from
- * `end` for a server that never gives one. Written to the shapes servers send:
+ * `end` for a server that never gives one. Each call's input is handed out as it streams, too (`tool-input-start`
+ * once the call has its id and name, a `tool-input-delta` per argument fragment, `tool-input-end` before the
+ * call), for faces that show a call being written. Written to the shapes servers send:
  *
  * - OpenAI, LM Studio: the first delta of a call has `index`, `id`, `function.name` and `arguments: ''`; later ones
  *   only `index` and argument fragments; several calls interleave by `index`.
@@ -84,7 +88,7 @@ interface OpenToolCall {
  * every call at index 0 exist. A call without an id gets one; without arguments, `{}`.
  */
 export class ChunkReader {
-  /** Tool-call parts complete and not yet handed out. */
+  /** Tool parts not yet handed out: a call's input as it streams, and the call once complete. */
   readonly ready: ModelStreamPartV2[] = [];
   /** The reasoning of the last chunk read (`''` when it had none). */
   reasoning = '';
@@ -217,7 +221,23 @@ export class ChunkReader {
         if (call.bytes > TOOL_CALL_LIMITS.argumentBytes) throw toolCallLimitError('argumentBytes');
         call.args += args as string;
       }
+      if (call.inputId !== undefined) {
+        if (args !== '')
+          this.ready.push({ type: 'tool-input-delta', id: call.inputId, delta: args as string });
+      } else if (call.id !== undefined && call.name !== undefined) {
+        this.#startInput(call, call.id, call.name);
+      }
     }
+  }
+
+  /**
+   * Hands out `tool-input-start` for `call`, with the arguments it has so far as one delta: once it has its id and
+   * name (a call's input parts carry its id, which a server may send after the first delta), or when it completes.
+   */
+  #startInput(call: OpenToolCall, id: string, toolName: string): void {
+    call.inputId = id;
+    this.ready.push({ type: 'tool-input-start', id, toolName });
+    if (call.args !== '') this.ready.push({ type: 'tool-input-delta', id, delta: call.args });
   }
 
   /** The open call a delta continues, or a new one. */
@@ -234,7 +254,13 @@ export class ChunkReader {
     if (open && !startsAnotherCall(open, id, name, args)) return open;
     if (this.#calls >= TOOL_CALL_LIMITS.calls) throw toolCallLimitError('calls');
     this.#calls++;
-    const call: OpenToolCall = { id: undefined, name: undefined, args: '', bytes: 0 };
+    const call: OpenToolCall = {
+      id: undefined,
+      name: undefined,
+      args: '',
+      bytes: 0,
+      inputId: undefined,
+    };
     this.#open.push(call);
     if (index !== undefined) this.#byIndex.set(index, call);
     return call;
@@ -249,12 +275,18 @@ export class ChunkReader {
           cause: new Error('a tool call without a name'),
         });
       }
-      this.ready.push({
-        type: 'tool-call',
-        toolCallId: call.id ?? generateToolCallId(),
-        toolName: call.name,
-        input: call.args.trim() === '' ? '{}' : call.args,
-      });
+      // Started calls have their id; a call still without one gets one now, as do its input parts.
+      const id = call.inputId ?? call.id ?? generateToolCallId();
+      if (call.inputId === undefined) this.#startInput(call, id, call.name);
+      this.ready.push(
+        { type: 'tool-input-end', id },
+        {
+          type: 'tool-call',
+          toolCallId: id,
+          toolName: call.name,
+          input: call.args.trim() === '' ? '{}' : call.args,
+        },
+      );
     }
     this.#open = [];
     this.#byIndex.clear();

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
   collect,
+  collectAll,
   failureOf,
   request,
   resplit,
   upstream,
   WEATHER_TOOL,
 } from './testing/tool-stream-harness';
-import { DONE_EVENT, STREAM_SHAPES, choiceEvent } from './testing/stream-shapes';
+import {
+  DONE_EVENT,
+  STREAM_SHAPES,
+  VLLM_NAME_THEN_DIFFS,
+  choiceEvent,
+} from './testing/stream-shapes';
 
 describe('tool calls streamed over node:http', () => {
   it.each(STREAM_SHAPES.map((shape) => [shape.name, shape] as const))(
@@ -61,6 +67,46 @@ describe('tool calls streamed over node:http', () => {
     ]);
     const [first, second] = parts as { toolCallId: string }[];
     expect(first!.toolCallId).not.toBe(second!.toolCallId);
+  });
+
+  it("streams a call's input as it comes: start with its id and name, each fragment, end, then the call", async () => {
+    await using fake = await upstream({ events: VLLM_NAME_THEN_DIFFS.events });
+    const id = 'chatcmpl-tool-5d3a0e3c8b2f4e7a9c1d2e3f4a5b6c7d';
+    expect(await collectAll(fake.model.stream(request))).toEqual([
+      { type: 'tool-input-start', id, toolName: 'get_current_weather' },
+      { type: 'tool-input-delta', id, delta: '{"city": "' },
+      { type: 'tool-input-delta', id, delta: 'Dallas' },
+      { type: 'tool-input-delta', id, delta: '", "unit": "fahrenheit"}' },
+      { type: 'tool-input-end', id },
+      ...VLLM_NAME_THEN_DIFFS.parts,
+    ]);
+  });
+
+  it('starts the input of a call whose id comes late with that id, and of one without any at its end', async () => {
+    await using fake = await upstream({
+      events: [
+        choiceEvent({ tool_calls: [{ index: 0, function: { name: 'late', arguments: '{"a":' } }] }),
+        choiceEvent({ tool_calls: [{ index: 0, id: 'call_late', function: { arguments: '1}' } }] }),
+        choiceEvent({ tool_calls: [{ index: 1, function: { name: 'none', arguments: '{}' } }] }),
+        choiceEvent({}, 'tool_calls'),
+        DONE_EVENT,
+      ],
+    });
+    const parts = await collectAll(fake.model.stream(request));
+    const none = parts.find((part) => part.type === 'tool-call' && part.toolName === 'none');
+    const noneId = none?.type === 'tool-call' ? none.toolCallId : '';
+    expect(noneId).toMatch(/^call_[\w-]{16}$/);
+    expect(parts).toEqual([
+      { type: 'tool-input-start', id: 'call_late', toolName: 'late' },
+      { type: 'tool-input-delta', id: 'call_late', delta: '{"a":1}' },
+      { type: 'tool-input-end', id: 'call_late' },
+      { type: 'tool-call', toolCallId: 'call_late', toolName: 'late', input: '{"a":1}' },
+      { type: 'tool-input-start', id: noneId, toolName: 'none' },
+      { type: 'tool-input-delta', id: noneId, delta: '{}' },
+      { type: 'tool-input-end', id: noneId },
+      { type: 'tool-call', toolCallId: noneId, toolName: 'none', input: '{}' },
+      { type: 'finish', finishReason: 'tool-calls', usage: {} },
+    ]);
   });
 
   it('tells apart calls that reuse index 0, by their ids or by a repeated whole call', async () => {

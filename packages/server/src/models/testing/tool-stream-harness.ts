@@ -25,7 +25,8 @@ export const WEATHER_TOOL = {
   },
 };
 
-export async function collect(
+/** Every part of a stream, the `tool-input-*` parts too. */
+export async function collectAll(
   stream: AsyncIterable<ModelStreamPartV2>,
 ): Promise<ModelStreamPartV2[]> {
   const parts: ModelStreamPartV2[] = [];
@@ -33,9 +34,55 @@ export async function collect(
   return parts;
 }
 
+const isToolInput = (part: ModelStreamPartV2) =>
+  part.type === 'tool-input-start' ||
+  part.type === 'tool-input-delta' ||
+  part.type === 'tool-input-end';
+
+/**
+ * The parts of a stream without its `tool-input-*` parts (what the shapes list), after checking those against the
+ * calls: each call's input parts are one start with its id and name, deltas that add up to its arguments, then one
+ * end, all before the call.
+ */
+export async function collect(
+  stream: AsyncIterable<ModelStreamPartV2>,
+): Promise<ModelStreamPartV2[]> {
+  const parts = await collectAll(stream);
+  expectToolInputOfCalls(parts);
+  return parts.filter((part) => !isToolInput(part));
+}
+
+/** Throws unless every call's `tool-input-*` parts are as {@link collect} says, and no others exist. */
+export function expectToolInputOfCalls(parts: readonly ModelStreamPartV2[]): void {
+  const seen = new Set<string>();
+  for (const [at, part] of parts.entries()) {
+    if (part.type !== 'tool-call') continue;
+    const own = parts
+      .slice(0, at)
+      .filter((input) => isToolInput(input) && 'id' in input && input.id === part.toolCallId);
+    const [start, ...rest] = own;
+    const end = rest.pop();
+    const text = rest
+      .map((input) => (input.type === 'tool-input-delta' ? input.delta : '?'))
+      .join('');
+    const fits =
+      start?.type === 'tool-input-start' &&
+      start.toolName === part.toolName &&
+      end?.type === 'tool-input-end' &&
+      rest.every((input) => input.type === 'tool-input-delta') &&
+      (text === part.input || (text.trim() === '' && part.input === '{}'));
+    if (!fits || seen.has(part.toolCallId)) {
+      throw new Error(`tool input parts of ${part.toolCallId}: ${JSON.stringify(own)}`);
+    }
+    seen.add(part.toolCallId);
+  }
+  const strays = parts.filter((part) => isToolInput(part) && 'id' in part && !seen.has(part.id));
+  if (strays.length > 0) throw new Error(`tool input parts of no call: ${JSON.stringify(strays)}`);
+}
+
 /** The ParleyError of the stream's last part, an `error` part (the stream itself must not throw). */
 export async function failureOf(stream: AsyncIterable<ModelStreamPartV2>): Promise<ParleyError> {
-  const parts = await collect(stream);
+  const parts = await collectAll(stream);
   const last = parts.at(-1);
   if (last?.type !== 'error' || !ParleyError.isInstance(last.error))
     throw new Error(`expected an error part with a ParleyError, got ${JSON.stringify(last)}`);
