@@ -1,14 +1,15 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { LinearJsonSchemaValidator } from '../../reply/tools/linear-ajv';
 import { boundTools, type BoundReport, type McpToolBounds } from './bound-tools';
 import { classifyMcpFailure, describeMcpFailure } from './mcp-failure';
 import type { McpServerConfig } from './mcp-settings';
+import { loadMcpClientSdk } from './mcp-sdk';
 import { createMcpTransport } from './mcp-transport';
 
-/** Checks tools' structured results against their `outputSchema`, shared by every connection. */
-const outputValidator = new LinearJsonSchemaValidator();
+/** Checks tools' structured results against their `outputSchema`, shared by every connection (made by the first). */
+let outputValidator: LinearJsonSchemaValidator | undefined;
 
 /** Pages of `tools/list` read at most (a server that never stops paging is cut there). */
 const MAX_TOOL_PAGES = 20;
@@ -122,13 +123,18 @@ export class McpConnection {
 
   async #connect(): Promise<void> {
     if (this.state === 'closed') return;
-    const { transport, stderrTail } = createMcpTransport(this.#config);
-    const client = new Client(
+    // The SDK is imported by the first connection (a server naming no MCP server never loads it). An install
+    // without it fails the start, as the static import it replaces did.
+    const sdk = await loadMcpClientSdk();
+    // Closed while the SDK was imported (the compiler does not see that the await lets `close` run).
+    if ((this.state as McpConnectionState) === 'closed') return;
+    const { transport, stderrTail } = createMcpTransport(this.#config, sdk);
+    const client = new sdk.Client(
       { name: 'parley', version: '1.0.0' },
       {
         capabilities: {},
         // Tools' output schemas come from the server: their patterns run on a linear-time engine.
-        jsonSchemaValidator: outputValidator,
+        jsonSchemaValidator: (outputValidator ??= new LinearJsonSchemaValidator()),
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 300, onChanged: () => void this.#refresh(link) },
         },

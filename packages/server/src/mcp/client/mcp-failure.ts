@@ -1,7 +1,5 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { redactText } from '../../redaction/redact';
+import { loadedMcpClientSdk } from './mcp-sdk';
 
 /** Longest failure description kept (readiness, logs, the model). */
 const MAX_DESCRIPTION = 200;
@@ -15,7 +13,9 @@ export type McpFailureKind = 'tool' | 'timeout' | 'outage';
 
 /** The kind of a request's failure (see {@link McpFailureKind}). */
 export function classifyMcpFailure(error: unknown): McpFailureKind {
-  if (error instanceof McpError) {
+  const sdk = loadedMcpClientSdk();
+  if (sdk && error instanceof sdk.McpError) {
+    const { ErrorCode } = sdk;
     if (error.code === (ErrorCode.ConnectionClosed as number)) return 'outage';
     if (error.code === (ErrorCode.RequestTimeout as number)) return 'timeout';
     return 'tool';
@@ -34,12 +34,14 @@ export function describeMcpFailure(error: unknown): string {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+  const sdk = loadedMcpClientSdk();
+  if (sdk && (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError)) {
     return typeof error.code === 'number' && error.code > 0
       ? `HTTP ${error.code}`
       : 'the HTTP connection failed';
   }
-  if (error instanceof McpError) {
+  if (sdk && error instanceof sdk.McpError) {
+    const { ErrorCode } = sdk;
     if (error.code === (ErrorCode.ConnectionClosed as number)) return 'the connection closed';
     if (error.code === (ErrorCode.RequestTimeout as number)) return 'no answer in time';
     return firstLine(error.message.replace(/^MCP error -?\d+: /, ''));

@@ -178,10 +178,12 @@ function inputSchemaOf(tool: Tool): Record<string, unknown> {
   return schema;
 }
 
-/** Compiles output schemas once to see that they can be checked (a pattern RE2 refuses throws). */
-const outputAjv = createLinearAjv({ validateSchema: false });
+/** Compiles output schemas once to see that they can be checked (a pattern RE2 refuses throws); made by the first. */
+let outputAjv: ReturnType<typeof createLinearAjv> | undefined;
 
 /** Throws when the tool's `outputSchema` cannot be checked in linear time: such a tool is not offered. */
 function checkOutputSchema(tool: Tool): void {
-  if (tool.outputSchema !== undefined) compileOnce(outputAjv, tool.outputSchema);
+  if (tool.outputSchema === undefined) return;
+  outputAjv ??= createLinearAjv({ validateSchema: false });
+  compileOnce(outputAjv, tool.outputSchema);
 }

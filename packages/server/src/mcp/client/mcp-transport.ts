@@ -1,8 +1,12 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpClientSdk } from './mcp-sdk';
 import type { McpServerConfig } from './mcp-settings';
+
+/** The SDK's transports (imported when the first server connects: `mcp-sdk.ts`). */
+type Transports = Pick<
+  McpClientSdk,
+  'SSEClientTransport' | 'StdioClientTransport' | 'StreamableHTTPClientTransport'
+>;
 
 /** Lines of a stdio server's stderr kept, to say why it stopped. */
 const STDERR_LINES = 5;
@@ -21,19 +25,22 @@ export interface McpTransport {
  * the server's `env`, never the rest of Parley's environment; stderr read, not inherited); `http` and
  * `streamable-http` use Streamable HTTP, `sse` the older HTTP+SSE transport, each with the server's headers.
  */
-export function createMcpTransport(config: McpServerConfig): McpTransport {
-  if (config.type === 'stdio') return stdioTransport(config);
+export function createMcpTransport(config: McpServerConfig, sdk: Transports): McpTransport {
+  if (config.type === 'stdio') return stdioTransport(config, sdk);
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
   const transport =
     config.type === 'sse'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+      ? new sdk.SSEClientTransport(url, { requestInit })
+      : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   return { transport, stderrTail: () => [] };
 }
 
-function stdioTransport(config: Extract<McpServerConfig, { type: 'stdio' }>): McpTransport {
-  const transport = new StdioClientTransport({
+function stdioTransport(
+  config: Extract<McpServerConfig, { type: 'stdio' }>,
+  sdk: Transports,
+): McpTransport {
+  const transport = new sdk.StdioClientTransport({
     command: config.command,
     args: config.args,
     ...(config.env ? { env: config.env } : {}),

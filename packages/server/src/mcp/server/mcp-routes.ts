@@ -1,22 +1,14 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { requestPerson } from '../../identity/channel-access';
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { DEFAULTS } from '../../defaults';
-import type { RateBudget } from '../../guards/rate-limit';
 import type { AppEnv } from '../../http/app-env';
 import { MCP_PATH } from '../../http/create-app';
 import type { MessagingService } from '../../messaging/messaging-service';
-import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
+import type { AgentMcpServerOptions } from './agent-mcp-server';
 import { type AgentSource, liveAgentTools } from './agent-tools';
-import { MCP_SESSION_HEADER, RunningCalls, callerOf, newSessionId } from './mcp-callers';
+import { MCP_SESSION_HEADER, RunningCalls, callerOf } from './mcp-callers';
+import type * as McpExchangeModule from './mcp-exchange';
 
 /** Options of {@link mcpRoutes}. */
 export interface McpRoutesOptions {
@@ -35,8 +27,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 /** The code the SDK's transport gives its own HTTP-level refusals. */
 const TRANSPORT_ERROR = -32000;
-/** Our code for a call refused by the caller's rate budget (in JSON-RPC's server-error range; 429's digits). */
-export const RATE_LIMITED_ERROR = -32029;
 /** The first MCP version without JSON-RPC batching (its changelog: "Remove support for JSON-RPC batching"). */
 const NO_BATCHES_SINCE = '2025-06-18';
 
@@ -87,38 +77,15 @@ function batchRefusal(
   return undefined;
 }
 
-/**
- * Makes every `tools/call` of a batch after the first take a token of the caller's rate budget (the request's
- * own token pays for the first): a call the budget cannot pay for is answered with a JSON-RPC error naming
- * RATE_LIMITED and when to retry, and never reaches the agent.
- */
-function chargeEachCall(transport: WebStandardStreamableHTTPServerTransport, budget: RateBudget) {
-  const deliver = transport.onmessage?.bind(transport);
-  let paid = false;
-  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
-      const waitSeconds = paid ? budget.take() : 0;
-      paid = true;
-      if (waitSeconds > 0) {
-        transport.send(rateLimited(message.id, waitSeconds)).catch(() => undefined);
-        return;
-      }
-    }
-    deliver?.(message, extra);
-  };
-}
+/** The SDK's half of a request (`mcp-exchange.ts`), imported at the first POST (see {@link mcpRoutes}). */
+let exchangeModule: Promise<typeof McpExchangeModule> | undefined;
 
-/** The answer to a call the caller's budget could not pay for. */
-function rateLimited(id: RequestId, retryAfterSeconds: number): JSONRPCMessage {
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: {
-      code: RATE_LIMITED_ERROR,
-      message: `RATE_LIMITED: Too many calls; retry after ${retryAfterSeconds} s`,
-      data: { code: 'RATE_LIMITED', retryAfterSeconds },
-    },
-  };
+function loadExchange(): Promise<typeof McpExchangeModule> {
+  exchangeModule ??= import('./mcp-exchange').catch((error: unknown) => {
+    exchangeModule = undefined;
+    throw error;
+  });
+  return exchangeModule;
 }
 
 /**
@@ -131,7 +98,8 @@ function rateLimited(id: RequestId, retryAfterSeconds: number): JSONRPCMessage {
  * guards of `createHttpApp` run first: Host rule, origin guard, the messaging rate budget, body limit, token
  * (`x-api-key` or `Authorization: Bearer`), JSON content type. A budget counts calls, not requests: a JSON-RPC
  * batch (MCP 2025-03-26; refused from 2025-06-18, which removed batching) holds at most `maxBatchMessages`
- * messages, and each of its `tools/call` takes a token of the caller's rate budget.
+ * messages, and each of its `tools/call` takes a token of the caller's rate budget. The MCP SDK is imported at
+ * the first POST (`mcp-exchange.ts`): a server nobody asks over MCP never loads it.
  */
 export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
   const toolsNow = liveAgentTools(options.agents);
@@ -158,22 +126,16 @@ export function mcpRoutes(options: McpRoutesOptions): Hono<AppEnv> {
       ...(person ? { person, entityId: person.entityId } : {}),
     };
     const shared: AgentMcpServerOptions = { ...options, tools: toolsNow(), running, logger };
-    const server = createAgentMcpServer(shared, caller);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
+    const { answerMcp } = await loadExchange();
+    return answerMcp({
+      request: c.req.raw,
+      body: body.value,
+      batch: batch !== undefined,
+      budget: c.get('rateBudget'),
+      caller,
+      shared,
+      logger,
     });
-    transport.onerror = (error) => logger.debug({ reason: error.message }, 'MCP request refused');
-    await server.connect(transport);
-    const budget = c.get('rateBudget');
-    if (batch && budget) chargeEachCall(transport, budget);
-    const request = c.req.raw;
-    // The client went away: its calls' handlers abort, which cancels their replies.
-    request.signal.addEventListener('abort', () => void server.close(), { once: true });
-    const response = await transport.handleRequest(request, { parsedBody: body.value });
-    if (response.ok && isInitializeRequest(body.value)) {
-      response.headers.set(MCP_SESSION_HEADER, caller.sessionId ?? newSessionId());
-    }
-    return response;
   });
 
   const notAllowed = () =>
