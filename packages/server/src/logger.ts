@@ -5,7 +5,8 @@ import {
   type LevelWithSilent,
   type LoggerOptions as PinoOptions,
 } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 import { redactText, redactValue } from './redaction/redact';
 import { logMixin } from './tracing/log-context';
 
@@ -157,6 +158,8 @@ export function createLogger(
     ...cleaning(chosen === 'pretty'),
   };
   if (chosen === 'json') return pino(settings, destination ?? stdoutDestination());
+  // Required only for pretty lines (a terminal): a server logging JSON never loads it (see docs/decisions.md).
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   return pino(
     settings,
     pretty({

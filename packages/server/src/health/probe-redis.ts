@@ -1,4 +1,5 @@
-import { createClient } from 'redis';
+import { createRequire } from 'node:module';
+import type * as Redis from 'redis';
 import { DependencyError } from './dependency-error';
 
 /**
@@ -8,6 +9,8 @@ import { DependencyError } from './dependency-error';
  */
 export async function probeRedis(url: string, timeoutMs = 5000): Promise<void> {
   let lastError: unknown;
+  // Required here, not imported at start-up: node-redis is megabytes a server without Redis never needs.
+  const { createClient } = createRequire(import.meta.url)('redis') as typeof Redis;
   const client = createClient({
     url,
     socket: { connectTimeout: timeoutMs, reconnectStrategy: false },

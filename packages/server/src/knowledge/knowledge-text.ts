@@ -1,5 +1,4 @@
 import { ParleyError } from '@parley/core';
-import { convert } from 'html-to-text';
 
 /** The kinds of document knowledge reads; each is turned into plain text before it is split. */
 export type KnowledgeKind = 'text' | 'markdown' | 'html' | 'json' | 'pdf';
@@ -89,7 +88,9 @@ export async function extractText(
     case 'text':
     case 'markdown':
       return utf8(bytes, name);
-    case 'html':
+    case 'html': {
+      // Imported by the first HTML document, not at start-up (see docs/decisions.md).
+      const { convert } = await import('html-to-text');
       return convert(utf8(bytes, name), {
         wordwrap: false,
         selectors: [
@@ -97,6 +98,7 @@ export async function extractText(
           { selector: 'img', format: 'skip' },
         ],
       });
+    }
     case 'json': {
       let value: unknown;
       try {

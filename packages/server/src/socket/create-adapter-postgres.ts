@@ -1,5 +1,6 @@
-import { createAdapter } from '@socket.io/postgres-adapter';
+import { createRequire } from 'node:module';
 import pg from 'pg';
+import type * as PostgresAdapter from '@socket.io/postgres-adapter';
 import type { Logger } from 'pino';
 import type { Namespace } from 'socket.io';
 import { endPool, guardPool, poolDeadlines } from '../storage/pg-pool-guard';
@@ -30,6 +31,10 @@ const ATTACHMENTS_TABLE = 'socket_io_attachments';
  * not with the adapter's warnings before it.
  */
 export function createPostgresAdapter(connectionString: string, logger: Logger): ClusterAdapter {
+  // Required here, not imported at start-up: only a cluster on PostgreSQL loads it (see docs/decisions.md).
+  const { createAdapter } = createRequire(import.meta.url)(
+    '@socket.io/postgres-adapter',
+  ) as typeof PostgresAdapter;
   const pool = new pg.Pool({ connectionString, max: 4, ...poolDeadlines() });
   // A lost connection (database restart, network cut), idle or checked out, must not crash the process: the
   // adapter reconnects by itself.

@@ -1,6 +1,7 @@
-import { createAdapter } from '@socket.io/redis-streams-adapter';
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
-import { createClient } from 'redis';
+import type * as Redis from 'redis';
+import type * as RedisStreamsAdapter from '@socket.io/redis-streams-adapter';
 import { DependencyError } from '../health/dependency-error';
 import { type ClusterAdapter, logClusterError, releasingOnClose } from './create-adapter-shared';
 
@@ -20,6 +21,10 @@ export function createRedisAdapter(
   logger: Logger,
   connectDeadlineMs = REDIS_CONNECT_DEADLINE_MS,
 ): ClusterAdapter {
+  // Required here, not imported at start-up: only a cluster on Redis loads node-redis (see docs/decisions.md).
+  const load = createRequire(import.meta.url);
+  const { createClient } = load('redis') as typeof Redis;
+  const { createAdapter } = load('@socket.io/redis-streams-adapter') as typeof RedisStreamsAdapter;
   const client = createClient({
     url,
     socket: { connectTimeout: Math.min(5000, connectDeadlineMs) },

@@ -5,7 +5,7 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
   ATTR_URL_PATH,
-} from '@opentelemetry/semantic-conventions';
+} from './semantic-attributes';
 import type { Context as HonoContext, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { AppEnv } from '../http/app-env';

@@ -8,7 +8,7 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE } from './semantic-attributes';
 
 /** What {@link inActiveSpan} makes. */
 export interface SpanRequest {

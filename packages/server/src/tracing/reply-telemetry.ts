@@ -9,7 +9,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE } from './semantic-attributes';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { ParleyMetrics } from '../metrics/create-metrics';
 import type { ModelRequest } from '../models/model-provider';

@@ -5,11 +5,25 @@ import {
   type Context,
   type TextMapGetter,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
+import type * as OtelCore from '@opentelemetry/core';
+import { createRequire } from 'node:module';
 
-/** `traceparent` / `tracestate`, read and written whatever propagator the process registered. */
-const w3c = new W3CTraceContextPropagator();
+const load = createRequire(import.meta.url);
+
+let w3cPropagator: OtelCore.W3CTraceContextPropagator | undefined;
+
+/**
+ * `traceparent` / `tracestate`, read and written whatever propagator the process registered. Required at first
+ * use, not imported at start-up: with tracing off it is needed only for a request that carries a trace
+ * context, and `@opentelemetry/core` is megabytes of resident memory (see docs/decisions.md).
+ */
+function w3c(): OtelCore.W3CTraceContextPropagator {
+  w3cPropagator ??= new (
+    load('@opentelemetry/core') as typeof OtelCore
+  ).W3CTraceContextPropagator();
+  return w3cPropagator;
+}
 
 /**
  * Makes the active span follow async work (`AsyncLocalStorage`), once per process, for a server given a tracer
@@ -23,7 +37,12 @@ export function ensureContextManager(): void {
     traceFlags: 0,
   });
   const kept = context.with(probe, () => trace.getSpanContext(context.active()) !== undefined);
-  if (!kept) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (!kept) {
+    const { AsyncLocalStorageContextManager } = load(
+      '@opentelemetry/context-async-hooks',
+    ) as typeof ContextAsyncHooks;
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  }
 }
 
 /** The context a `traceparent` (and `tracestate`) header carries; the root context without a valid one. */
@@ -31,14 +50,14 @@ export function extractTraceContext<Carrier>(
   carrier: Carrier,
   getter: TextMapGetter<Carrier>,
 ): Context {
-  return w3c.extract(context.active(), carrier, getter);
+  return w3c().extract(context.active(), carrier, getter);
 }
 
 /** The `traceparent` (and `tracestate`) headers of the active span; none without one. */
 export function traceHeaders(active: Context = context.active()): Record<string, string> {
   const headers: Record<string, string> = {};
   if (trace.getSpan(active)) {
-    w3c.inject(active, headers, {
+    w3c().inject(active, headers, {
       set: (carrier: Record<string, string>, key, value) => (carrier[key] = value),
     });
   }
@@ -81,5 +100,5 @@ export function contextOfStored(stored: unknown, base: Context = context.active(
     },
     keys: (carrier) => Object.keys(carrier),
   };
-  return w3c.extract(base, headers, getter);
+  return w3c().extract(base, headers, getter);
 }

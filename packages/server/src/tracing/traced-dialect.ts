@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE } from './semantic-attributes';
 import type {
   CompiledQuery,
   DatabaseConnection,

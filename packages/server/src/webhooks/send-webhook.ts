@@ -1,6 +1,8 @@
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { Agent, buildConnector, request } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import type { Tracer } from '@opentelemetry/api';
 import type { TargetPolicy } from './target-policy';
 import { tracedAttempt } from './webhook-tracing';
@@ -8,6 +10,17 @@ import type { ClaimedDelivery, WebhookAttempt } from './webhook-store';
 
 /** How much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
+
+let undici: typeof Undici | undefined;
+
+/**
+ * undici, required by the first attempt rather than imported at start-up: a server with no webhook subscription
+ * never sends one, and undici is megabytes of resident memory (see docs/decisions.md).
+ */
+function loadUndici(): typeof Undici {
+  undici ??= createRequire(import.meta.url)('undici') as typeof Undici;
+  return undici;
+}
 
 /** What one attempt gave, besides the record: whether it succeeded and what the receiver asked. */
 export interface SendResult extends WebhookAttempt {
@@ -28,7 +41,9 @@ export interface SendResult extends WebhookAttempt {
  * and only the first bytes of an answer are read.
  */
 export class WebhookSender {
-  readonly #agent: Agent;
+  readonly #policy: TargetPolicy;
+  /** Made by the first attempt. */
+  #agent: Agent | undefined;
   readonly #timeoutMs: number;
   readonly #tracer: Tracer | undefined;
   readonly #receiptIdOf: ((messageId: string) => string | undefined) | undefined;
@@ -46,14 +61,22 @@ export class WebhookSender {
       receiptIdOf?: (messageId: string) => string | undefined;
     },
   ) {
+    this.#policy = policy;
     this.#timeoutMs = options.timeoutMs;
     this.#tracer = options.tracer;
     this.#receiptIdOf = options.receiptIdOf;
-    this.#agent = new Agent({
-      connect: checkedConnector(policy, options.timeoutMs),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+  }
+
+  #dispatcher(): Agent {
+    if (!this.#agent) {
+      const { Agent, buildConnector } = loadUndici();
+      this.#agent = new Agent({
+        connect: checkedConnector(buildConnector, this.#policy, this.#timeoutMs),
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      });
+    }
+    return this.#agent;
   }
 
   /**
@@ -91,10 +114,11 @@ export class WebhookSender {
     const attemptedAt = timestamp.toISOString();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const response = await request(delivery.url, {
+      const dispatcher = this.#dispatcher();
+      const response = await loadUndici().request(delivery.url, {
         method: 'POST',
         body,
-        dispatcher: this.#agent,
+        dispatcher,
         signal: AbortSignal.timeout(this.#timeoutMs),
         headers: {
           'content-type': 'application/json',
@@ -131,7 +155,7 @@ export class WebhookSender {
   }
 
   close(): Promise<void> {
-    return this.#agent.close();
+    return this.#agent?.close() ?? Promise.resolve();
   }
 }
 
@@ -140,8 +164,12 @@ export class WebhookSender {
  * calls no lookup for a literal, so without it a literal would connect unchecked (a subscription made while
  * its private address was allowed would keep delivering after the allowance is removed).
  */
-function checkedConnector(policy: TargetPolicy, timeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ lookup: policy.lookup, timeout: timeoutMs });
+function checkedConnector(
+  build: typeof buildConnector,
+  policy: TargetPolicy,
+  timeoutMs: number,
+): buildConnector.connector {
+  const connect = build({ lookup: policy.lookup, timeout: timeoutMs });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) === 0) {

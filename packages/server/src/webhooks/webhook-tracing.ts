@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE } from '../tracing/semantic-attributes';
 import { inActiveSpan } from '../tracing/in-span';
 import { contextOfStored, traceHeaders } from '../tracing/trace-context';
 import type { SendResult } from './send-webhook';
