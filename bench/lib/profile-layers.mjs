@@ -7,7 +7,7 @@ export const LAYERS = [
   [
     'model call (client, SSE, AI SDK)',
     /\/(ai|@ai-sdk\/[^/]+|@opentelemetry\/api|eventsource-parser)\/|undici|webstreams|node:_http_client|node:_http_agent/,
-    /^(streamChatCompletion|deltaOf|readLimited|streamModelReply)$/,
+    /^(streamChatCompletion|deltaOf|sendOverHttp|sendThroughFetch)$/,
   ],
   [
     'database (kysely, pg, PGlite, its thread messaging)',
