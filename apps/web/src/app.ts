@@ -21,6 +21,7 @@ import { decideApproval, type DecisionTransport } from './chat/decide-approval';
 import { MessageList, type MessageRole } from './chat/message-list';
 import { RoomStatus } from './chat/room-status';
 import { fromBroadcast, fromStored } from './chat/to-chat-message';
+import { MemoriesPanel } from './chat/memories-panel';
 import { listenToolEvents } from './chat/tool-events';
 import { profileFrom, renderWelcome } from './chat/welcome';
 import { showConnectionState } from './connection-banner';
@@ -77,6 +78,7 @@ export class ChatApp {
   #readyNow = true;
   readonly #channels: ChannelList;
   readonly #files: ComposerFiles;
+  readonly #memories: MemoriesPanel;
 
   constructor(ui: Layout) {
     this.#ui = ui;
@@ -98,6 +100,14 @@ export class ChatApp {
     });
     this.#files = new ComposerFiles(ui.pendingFiles, ui.sendError);
     this.#account = new Account(ui.account, () => void this.#signedInAs());
+    this.#memories = new MemoriesPanel(ui.memories, () => {
+      const agentId = this.#channelAgentId ?? (ui.agentSelect.value || undefined);
+      return {
+        agentId,
+        agentName: agentId ? this.#agentName(agentId) : 'the agent',
+        entityId: this.#me.entityId,
+      };
+    });
   }
 
   /** Connects, loads the agents and the TEE badge, and opens the channel of the address or a new one. */
@@ -397,6 +407,7 @@ export class ChatApp {
     const agentId = this.#channelAgentId ?? this.#ui.agentSelect.value;
     const name = this.#agentName(agentId);
     this.#room.setAgent(agentId ? name : undefined);
+    this.#memories.refresh();
     if (!agentId) {
       this.#ui.welcome.hidden = true;
       return;

@@ -16,6 +16,8 @@ export interface Layout {
   teeBadge: HTMLButtonElement;
   teePanel: HTMLElement;
   nameInput: HTMLInputElement;
+  /** What the agent remembers about this page's person (chat/memories-panel.ts). */
+  memories: HTMLDetailsElement;
   newChannelButton: HTMLButtonElement;
   openChannelForm: HTMLFormElement;
   openChannelInput: HTMLInputElement;
@@ -75,6 +77,7 @@ export function buildLayout(): Layout {
   teePanel.hidden = true;
 
   const nameInput = h('input', { id: 'name', autocomplete: 'nickname', maxLength: 256 });
+  const memories = h('details', { className: 'memories' });
   const newChannelButton = h('button', { type: 'button' }, 'New channel');
   const openChannelInput = h('input', {
     id: 'open-channel',
@@ -210,6 +213,7 @@ export function buildLayout(): Layout {
       { id: 'channels', className: 'sidebar', 'aria-label': 'Channels' },
       h('label', { for: 'name' }, 'Your name'),
       nameInput,
+      memories,
       newChannelButton,
       openChannelFold,
       channelError,
@@ -254,6 +258,7 @@ export function buildLayout(): Layout {
     teeBadge,
     teePanel,
     nameInput,
+    memories,
     newChannelButton,
     openChannelForm,
     openChannelInput,

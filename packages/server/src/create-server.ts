@@ -26,6 +26,7 @@ import { ChannelService } from './channels/channel-service';
 import { createChannelEvents } from './channels/channel-events';
 import { channelRoutes } from './channels/channel-routes';
 import { ChannelAccess, provideChannelAccess } from './identity/channel-access';
+import { ownMemories } from './identity/own-memories';
 import { identityFromEnv, identityRoutes, type IdentityResolver, signInRoutes } from './identity';
 import { mcpRoutes } from './mcp/server/mcp-routes';
 import { McpClients, type McpClientLimits } from './mcp/client/mcp-clients';
@@ -633,7 +634,10 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   app.route('/', channelRoutes(channels, store, channelAccess));
   const agentExists = (agentId: string) => agents.find(agentId) !== undefined;
-  app.route('/', memoryRoutes({ store: memory.store, agentExists, summaries }));
+  app.route(
+    '/',
+    memoryRoutes({ store: memory.store, agentExists, summaries, entityOf: ownMemories }),
+  );
   app.route(
     '/',
     elizaMemoryRoutes({ store: memory.store, messages: store, channels, summaries, agentExists }),

@@ -23,6 +23,14 @@ export interface ChatMessage {
   attachments?: readonly AttachmentRef[];
   /** An answer asked for again (Regenerate, `metadata.regenerated`): an alternative to the earlier answer. */
   regenerated?: boolean;
+  /** The knowledge documents an agent's answer drew on (`metadata.sources`), by title. */
+  usedSources?: readonly UsedSource[];
+}
+
+/** A knowledge document an answer drew on. */
+export interface UsedSource {
+  id: string;
+  title: string;
 }
 
 /** Where a live chunk came from: the socket or the REST `stream` response. */
@@ -38,6 +46,8 @@ export interface Item {
   time: HTMLTimeElement;
   body: HTMLDivElement;
   files: HTMLUListElement;
+  /** "Sources: …" under an agent's answer that drew on knowledge. */
+  used: HTMLParagraphElement;
   /** The raw text (markdown source) the body shows: what Copy copies. */
   text: string;
   /** The reply's tool cards, made on its first tool call. */
@@ -76,12 +86,14 @@ export function createItem(
   const time = h('time', {});
   const body = h('div', { className: 'text' });
   const files = h('ul', { className: 'files', hidden: true });
+  const used = h('p', { className: 'used-sources', hidden: true });
   const element = h(
     'li',
     { className: `message ${role}`, 'data-message-id': id },
     h('div', { className: 'meta' }, sender, ' ', time),
     body,
     files,
+    used,
   );
   const item: Item = {
     element,
@@ -89,6 +101,7 @@ export function createItem(
     time,
     body,
     files,
+    used,
     text: '',
     chunks: new Map(),
     sources: new Set(),
@@ -213,6 +226,19 @@ export function renderText(item: Item, text: string, emptyIsReply: boolean): voi
     return;
   }
   renderMarkdown(item.body, text);
+}
+
+/** Shows what an answer drew on: "Sources:" and each document's title, once each. */
+export function renderUsedSources(item: Item, sources: readonly UsedSource[]) {
+  const titles = [...new Set(sources.map((source) => source.title))];
+  item.used.hidden = titles.length === 0;
+  item.used.replaceChildren(
+    h('span', { className: 'used-label' }, 'Sources: '),
+    ...titles.flatMap((title, at) => [
+      ...(at > 0 ? [', '] : []),
+      h('span', { className: 'used-source' }, title),
+    ]),
+  );
 }
 
 /** Shows a message's attachments: name, type and size, each a button that downloads it. */

@@ -11,6 +11,7 @@ import {
   markStopped,
   renderChunks,
   renderFiles,
+  renderUsedSources,
   renderText,
   setTime,
 } from './message-item';
@@ -132,6 +133,7 @@ export class MessageList {
     this.#frames.drop(item);
     renderText(item, message.text, message.role === 'agent');
     if (message.attachments) renderFiles(item, message.attachments, this.#actions);
+    if (message.usedSources) renderUsedSources(item, message.usedSources);
     item.tools?.abandonRunning();
     item.element.removeAttribute('aria-busy');
     item.element.classList.remove('pending', 'streaming');
@@ -278,6 +280,7 @@ export class MessageList {
     }
     renderText(item, message.text, message.role === 'agent' && !live);
     if (message.attachments) renderFiles(item, message.attachments, this.#actions);
+    if (message.usedSources) renderUsedSources(item, message.usedSources);
     setTime(item, message.createdAt);
     this.#items.set(message.id, item);
     return item;

@@ -1,6 +1,7 @@
 import type { MessageBroadcast, StoredMessage } from '@parley/core';
 import { attachmentsOf } from './attachment-view';
 import type { ChatMessage, MessageRole } from './message-list';
+import type { UsedSource } from './message-item';
 import type { ToolCallView } from './tool-card';
 
 /** Decides how a sender is shown: this browser, an agent, or someone else. */
@@ -19,7 +20,25 @@ export function fromStored(message: StoredMessage, roleOf: RoleOf): ChatMessage 
     toolCalls: toolCallsOf(message.raw_message?.toolCalls),
     attachments: attachmentsOf(message.metadata),
     regenerated: isRegenerated(message.metadata),
+    usedSources: usedSourcesOf(message.metadata) ?? usedSourcesOf(message.raw_message),
   };
+}
+
+/**
+ * The knowledge an answer drew on (`sources` of its metadata or its raw message): entries without an id or a
+ * title are skipped (a server older than sources records none).
+ */
+export function usedSourcesOf(record: unknown): UsedSource[] | undefined {
+  const sources = (record as { sources?: unknown } | null | undefined)?.sources;
+  if (!Array.isArray(sources)) return undefined;
+  const used = sources.filter(
+    (source): source is UsedSource =>
+      typeof source === 'object' &&
+      source !== null &&
+      typeof (source as UsedSource).id === 'string' &&
+      typeof (source as UsedSource).title === 'string',
+  );
+  return used.length > 0 ? used.map(({ id, title }) => ({ id, title })) : undefined;
 }
 
 /**
@@ -50,6 +69,7 @@ export function fromBroadcast(message: MessageBroadcast, roleOf: RoleOf): ChatMe
     role: roleOf(message.senderId),
     attachments: attachmentsOf(message.metadata),
     regenerated: isRegenerated(message.metadata),
+    usedSources: usedSourcesOf(message.metadata),
   };
 }
 

@@ -4,9 +4,10 @@ import { requireAdmin } from './guard';
 
 /**
  * The built-in endpoints only an admin may call, whoever else is signed in: agent management (create, update,
- * delete, start, stop; their knowledge), webhooks, the audit, and agents' memories (what an agent remembers
- * about people is not for another person to read or delete). Reading the agent list and profiles stays open to
- * every identity: people need it to pick whom to talk to.
+ * delete, start, stop; their knowledge), webhooks, the audit, and elizaOS's memory API (every person's memories
+ * at once). Reading the agent list and profiles stays open to every identity: people need it to pick whom to
+ * talk to. `/api/agents/{id}/memories` is open to people for their own memories only (create-server.ts binds
+ * the entity to the caller).
  */
 const ADMIN_ONLY: readonly { pattern: RegExp; methods?: ReadonlySet<string> }[] = [
   { pattern: /^\/api\/agents\/?$/, methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']) },
@@ -16,7 +17,6 @@ const ADMIN_ONLY: readonly { pattern: RegExp; methods?: ReadonlySet<string> }[] 
     pattern: /^\/api\/agents\/[^/]+\/knowledge(\/|$)/,
     methods: new Set(['POST', 'PUT', 'PATCH', 'DELETE']),
   },
-  { pattern: /^\/api\/agents\/[^/]+\/memories(\/|$)/ },
   { pattern: /^\/api\/memory(\/|$)/ },
   { pattern: /^\/api\/webhooks(\/|$)/ },
   { pattern: /^\/api\/audit(\/|$)/ },

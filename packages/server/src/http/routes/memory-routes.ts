@@ -14,8 +14,8 @@ export interface MemoryRoutesOptions {
   agentExists: (agentId: string) => boolean;
   summaries: ChannelSummaryStore;
   /**
-   * The entity a caller may see and delete memories of, given the one it asked for: today the one asked for
-   * (the operator sees all). Identity binds it to the caller (a person sees only their own: 403 otherwise).
+   * The entity a caller may see and delete memories of, given the one it asked for (none: the one asked for).
+   * The server binds it to the caller (`identity/own-memories.ts`): a person sees only their own, 403 otherwise.
    */
   entityOf?: (c: Context<AppEnv>, requested: string | undefined) => string | undefined;
 }
@@ -72,9 +72,10 @@ export function memoryRoutes(options: MemoryRoutesOptions): Hono<AppEnv> {
     const agentId = agentOf(c);
     const memoryId = parseOrThrow(uuidSchema, c.req.param('memoryId'), 'memoryId');
     const record = await options.store.getById(memoryId, agentId);
-    const entityId = entityOf(c, record?.entityId);
-    // Another person's memory is as absent as a missing one: its existence is not told.
-    if (!record || (entityId !== undefined && record.entityId !== entityId)) {
+    // Whose memories the caller may delete (a person: their own; an admin: anyone's). Another person's memory
+    // is as absent as a missing one: its existence is not told.
+    const own = entityOf(c, undefined);
+    if (!record || (own !== undefined && record.entityId !== own)) {
       throw new ParleyError('NOT_FOUND', `Memory ${memoryId} not found`);
     }
     await options.store.delete(memoryId, agentId);

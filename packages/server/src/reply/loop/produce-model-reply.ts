@@ -275,6 +275,10 @@ async function finishReply(
       agent_id: agent.agentId,
       agentName,
       ...(stream.regenerated ? { regenerated: true } : {}),
+      // What the answer drew on, by title, for clients to show under it (the broadcast carries metadata).
+      ...(setup.sources.length > 0
+        ? { sources: setup.sources.map(({ id, title }) => ({ id, title })) }
+        : {}),
     },
     inReplyTo: userMessage.id,
     createdAt: new Date(),
