@@ -51,7 +51,10 @@ export function isAllowedOrigin(
  */
 export function originGuard(allowed: readonly string[]): MiddlewareHandler<AppEnv> {
   const headers = cors({
-    origin: (origin, c) => (isAllowedOrigin(origin, c.req.url, allowed) ? origin : null),
+    // No `Origin` (hono passes ''): no CORS headers, answered before `isAllowedOrigin` would fail to parse ''
+    // (the URL error it caught cost 4.5 % of the server's time under the submit bench, for every request).
+    origin: (origin, c) =>
+      origin !== '' && isAllowedOrigin(origin, c.req.url, allowed) ? origin : null,
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowHeaders: ALLOWED_HEADERS,
     exposeHeaders: ['retry-after', 'x-request-id', 'mcp-session-id'],
