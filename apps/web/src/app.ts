@@ -9,13 +9,8 @@ import type { AgentSummary } from '@parley/core';
 import { Account } from './auth/account';
 import { credential, credentialHeaders, offersSignIn } from './auth/credential';
 import { ChannelList } from './channels/channel-list';
-import {
-  channelNameFrom,
-  displayName,
-  ensureChannel,
-  makeChannel,
-  NEW_CHANNEL_NAME,
-} from './channels/channel-actions';
+import { ensureChannel, makeChannel } from './channels/channel-actions';
+import { channelNameFrom, displayName, NEW_CHANNEL_NAME } from './channels/channel-names';
 import { ComposerFiles, downloadAttachment } from './chat/composer-files';
 import { decideApproval, type DecisionTransport } from './chat/decide-approval';
 import { MessageList, type MessageRole } from './chat/message-list';

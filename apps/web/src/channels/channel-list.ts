@@ -8,7 +8,7 @@ import {
   renameChannel,
   type ServerChannel,
 } from './channels-api';
-import { displayName, NEW_CHANNEL_NAME } from './channel-actions';
+import { displayName, NEW_CHANNEL_NAME } from './channel-names';
 import { isUnread, markSeen, readSeen, writeSeen } from './unread';
 
 /** How often the list is refreshed while the tab is visible (unread marks of channels the page is not in). */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../http/app-env';
+import type { AppEnv, RateBudget } from '../http/app-env';
 import { hasServerToken, offeredApiKey } from './api-key';
 import {
   addressGroup,
@@ -41,16 +41,6 @@ export interface RateLimitOptions {
 interface RateLimitContext {
   /** The server's token: a request carrying it is counted by key and address rather than address alone. */
   authToken?: string;
-}
-
-/**
- * The budget a request was counted against, for a route whose one request makes several calls (a JSON-RPC
- * batch to `/mcp`): each further call takes a token of the same client's bucket, so a budget counts calls, not
- * HTTP requests.
- */
-export interface RateBudget {
-  /** Takes one more token: 0 when taken, else the whole seconds until one comes back (at least 1). */
-  take(): number;
 }
 
 /** The defaults of {@link RateLimitOptions}. */

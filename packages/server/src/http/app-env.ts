@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { RateBudget } from '../guards/rate-limit';
 import type { Identity } from '../identity/identity';
 
 /** Per-request variables of the hono app. */
@@ -15,4 +14,14 @@ export interface AppEnv {
      */
     identity?: Identity;
   };
+}
+
+/**
+ * The budget a request was counted against, for a route whose one request makes several calls (a JSON-RPC
+ * batch to `/mcp`): each further call takes a token of the same client's bucket, so a budget counts calls, not
+ * HTTP requests.
+ */
+export interface RateBudget {
+  /** Takes one more token: 0 when taken, else the whole seconds until one comes back (at least 1). */
+  take(): number;
 }

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerInVoice, withPostExample } from './eliza/character-voice';
 import { type CompiledScript, compileScript } from './eliza/compile-script';
-import { type ElizaReply, composeReply } from './eliza/compose-reply';
+import { composeReply } from './eliza/compose-reply';
+import type { ElizaReply } from './eliza/eliza-reply';
 import { DOCTOR_SCRIPT } from './eliza/doctor-script';
 import { withOfflineNote } from './eliza/offline-note';
 import type { ElizaScript } from './eliza/eliza-script';

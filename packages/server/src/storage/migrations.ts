@@ -1,4 +1,4 @@
-import { createTokenUsageTable } from '../guards/daily-token-budget';
+import { createTokenUsageTable } from '../guards/token-usage-table';
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
 import { createA2ATaskTable } from '../a2a/a2a-task-migration';
 import { createAuditLogTable } from '../audit/audit-migration';

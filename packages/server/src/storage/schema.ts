@@ -1,5 +1,5 @@
 import type { AuditTables } from '../audit/audit-migration';
-import type { TokenUsageTables } from '../guards/daily-token-budget';
+import type { TokenUsageTables } from '../guards/token-usage-table';
 import type { SummaryTables } from '../memory/summary/summary-tables';
 import type { ChannelMemberTables } from './channel-member-migration';
 import type { MemoryTables } from '../memory/memory-tables';

@@ -7,7 +7,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { RateBudget } from '../../guards/rate-limit';
+import type { RateBudget } from '../../http/app-env';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 import { MCP_SESSION_HEADER, type McpCaller, newSessionId } from './mcp-callers';
 

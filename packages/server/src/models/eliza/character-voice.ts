@@ -1,5 +1,5 @@
 import type { ModelCharacter, ModelMessage } from '../model-provider';
-import type { ElizaReply } from './compose-reply';
+import { type ElizaReply, NO_KEYWORD_THOUGHT } from './eliza-reply';
 import { hashText } from './hash-text';
 import { OFFLINE_NOTE } from './offline-note';
 
@@ -10,9 +10,6 @@ import { OFFLINE_NOTE } from './offline-note';
  * nothing to key on, one of its `postExamples`. Everything is derived from the character and the messages,
  * never from chance, so a conversation always gets the same answers.
  */
-
-/** A reply with nothing to key on: the only kind a post example may stand in for. */
-export const NO_KEYWORD_THOUGHT = 'No keyword to work with. Encourage them to keep talking.';
 
 const GREETING =
   /^(?:hi|hello|hey|hiya|howdy|greetings|yo|hallo|hola|bonjour|good\s+(?:morning|afternoon|evening|day)|how\s+do\s+you\s+do|how\s+are\s+you)\b/i;

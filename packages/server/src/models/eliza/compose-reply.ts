@@ -1,18 +1,11 @@
 import type { ModelMessage } from '../model-provider';
-import { NO_KEYWORD_THOUGHT } from './character-voice';
+import { type ElizaReply, NO_KEYWORD_THOUGHT } from './eliza-reply';
 import type { CompiledRule, CompiledScript } from './compile-script';
 import type { ElizaKeyword } from './eliza-script';
 import { hashText } from './hash-text';
 import { matchPattern } from './match-pattern';
 import { type PickContext, pickReply } from './pick-reply';
 import { type Word, toClauses } from './to-clauses';
-
-/** The offline model's answer before it is put in the action-aware format. */
-export interface ElizaReply {
-  /** Why it answers this way, for the `<thought>` element. */
-  thought: string;
-  text: string;
-}
 
 interface Candidate {
   keyword: ElizaKeyword;

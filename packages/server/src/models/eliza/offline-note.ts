@@ -1,5 +1,5 @@
 import type { ModelMessage } from '../model-provider';
-import type { ElizaReply } from './compose-reply';
+import type { ElizaReply } from './eliza-reply';
 
 /**
  * What the offline model says once in a conversation when it is asked for more than it can do, with the

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors/config-error';
-import type { EmbeddingProvider } from '../embeddings';
+import type { EmbeddingProvider } from './embedding-provider';
 import { createHashEmbeddings } from './hash-embeddings';
 import { createOpenAICompatibleEmbeddings } from './openai-compatible-embeddings';
 

@@ -1,4 +1,4 @@
-import type { EmbeddingProvider } from '../embeddings';
+import type { EmbeddingProvider } from './embedding-provider';
 
 /** Length of the offline embedder's vectors (the size of common small sentence models, e.g. all-MiniLM-L6-v2). */
 export const HASH_EMBEDDING_DIMENSIONS = 384;

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError } from '@ai-sdk/provider';
 import { ParleyError } from '@parley/core';
-import type { EmbeddingProvider } from '../embeddings';
+import type { EmbeddingProvider } from './embedding-provider';
 import { toModelError } from '../to-model-error';
 
 /** Where and how an OpenAI-compatible embeddings endpoint is called. */
