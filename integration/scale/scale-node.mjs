@@ -23,7 +23,7 @@ const eliza = createElizaModel();
  * ELIZA, after the delay the answered message asks for.
  *
  * @param {import('@parley/server').ModelRequest} request
- * @returns {AsyncIterable<import('@parley/server').ModelStreamPart>}
+ * @returns {AsyncIterable<import('@parley/server').ModelStreamPartV2>}
  */
 async function* delayedEliza(request) {
   const answered = request.messages.at(-1)?.content ?? '';
@@ -31,7 +31,12 @@ async function* delayedEliza(request) {
   if (delay) await sleep(Number(delay[1]));
   yield* eliza.stream(request);
 }
-const model = { name: 'eliza-with-delays', callsTools: true, stream: delayedEliza };
+const model = {
+  specificationVersion: /** @type {const} */ ('v2'),
+  name: 'eliza-with-delays',
+  callsTools: true,
+  stream: delayedEliza,
+};
 
 const schedulePlugin = definePlugin({
   name: 'scale-test',

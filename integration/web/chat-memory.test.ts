@@ -42,7 +42,9 @@ describe('the chat page and what the agent knows and remembers', () => {
   it('names the knowledge an answer used, and forgets what the person asks it to', async () => {
     const { context, page, problems } = await openChat(browser, app.url);
     try {
-      const entityId = await page.evaluate(() => localStorage.getItem('parley.entityId'));
+      const entityId = await page.evaluate<string | null>(
+        "localStorage.getItem('parley.entityId')",
+      );
       const remembered = async () => {
         const response = await fetch(
           `${app.url}/api/agents/${agentId}/memories?entityId=${encodeURIComponent(entityId!)}`,

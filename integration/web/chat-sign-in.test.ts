@@ -120,8 +120,8 @@ describe('the chat page’s sign-in with an OIDC issuer', () => {
       const tokens = (await alice.exchanges[0]!.json()) as {
         data: { accessToken: string; refreshToken: string | null };
       };
-      const stored = await alice.page.evaluate(() =>
-        JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }),
+      const stored = await alice.page.evaluate<string>(
+        'JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } })',
       );
       expect(stored).not.toContain(tokens.data.accessToken);
       expect(stored).not.toContain(tokens.data.accessToken.split('.')[1]);

@@ -117,7 +117,11 @@ describe('createParleyClient', () => {
   it('asks a credential function before each request, so a renewed token is the one sent', async () => {
     const { fetch, requests } = stubFetch(() => json({ success: true, data: [] }));
     let token: string | undefined = 'first-token';
-    const client = createParleyClient({ baseUrl: 'http://parley.test', apiKey: () => token, fetch });
+    const client = createParleyClient({
+      baseUrl: 'http://parley.test',
+      apiKey: () => token,
+      fetch,
+    });
     await client.listAgents();
     token = 'renewed-token';
     await client.listAgents();

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ParleyError } from '@parley/core';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv, RateBudget } from '../http/app-env';
+import type { AppEnv } from '../http/app-env';
 import { hasServerToken, offeredApiKey } from './api-key';
 import {
   addressGroup,

@@ -19,7 +19,10 @@ export function issuerRequestOptions(issuer: URL, fetchImpl: typeof fetch) {
  * use and kept; a failed fetch is not kept, so the next caller tries again. Shared by the JWKS (its `jwks_uri`)
  * and the chat page's sign-in (its endpoints).
  */
-export function oidcDiscovery(issuer: string, fetchImpl: typeof fetch): () => Promise<IssuerMetadata> {
+export function oidcDiscovery(
+  issuer: string,
+  fetchImpl: typeof fetch,
+): () => Promise<IssuerMetadata> {
   let pending: Promise<IssuerMetadata> | undefined;
   return () => {
     pending ??= (async () => {

@@ -83,7 +83,9 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     `guest:${secret ?? operatorToken ?? randomUUID() + randomUUID()}`,
   );
   const fetchImpl = options.fetch ?? fetch;
-  const discovery = settings.AUTH_ISSUER ? oidcDiscovery(settings.AUTH_ISSUER, fetchImpl) : undefined;
+  const discovery = settings.AUTH_ISSUER
+    ? oidcDiscovery(settings.AUTH_ISSUER, fetchImpl)
+    : undefined;
   let remote: Promise<JWTVerifyGetKey> | undefined;
 
   const jwks = (): Promise<JWTVerifyGetKey> => {

@@ -53,7 +53,10 @@ export function signInRoutes(options: {
     if (clientId && metadata) {
       const as = await issuer();
       if (!as.authorization_endpoint) {
-        throw new ParleyError('UNAVAILABLE', 'The identity provider names no authorization endpoint');
+        throw new ParleyError(
+          'UNAVAILABLE',
+          'The identity provider names no authorization endpoint',
+        );
       }
       signIn = {
         issuer: as.issuer,

@@ -29,7 +29,8 @@ export const AUTH_OPERATIONS: readonly DocumentedOperation[] = [
     method: 'post',
     path: '/api/auth/token',
     operationId: 'exchangeSignInToken',
-    summary: "Trades the chat page's way back from the issuer (or its refresh token) for an access token",
+    summary:
+      "Trades the chat page's way back from the issuer (or its refresh token) for an access token",
     description:
       'Open. `authorization_code`: the query of the redirect back from the issuer, the `state` the page sent, ' +
       'its PKCE verifier and the `redirect_uri` it used; the server checks the state and the `iss`, trades the ' +
