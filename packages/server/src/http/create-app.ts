@@ -150,10 +150,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   }
   const limited = limitBody(options.bodyLimit);
   // An attachment upload reads its multipart body itself, within ATTACHMENT_MAX_BYTES (attachment-routes.ts).
-  app.use(
-    onBuiltInPaths((c, next) =>
-      isUploadRequest(c.req.method, c.req.path) ? next() : limited(c, next),
-    ),
+  // The identity paths (`/api/auth…`, the sign-in's token exchange among them) are bounded too.
+  app.use((c, next) =>
+    (isBuiltInPath(c.req.path) || isIdentityGuardedPath(c.req.path)) &&
+    !isUploadRequest(c.req.method, c.req.path)
+      ? limited(c, next)
+      : next(),
   );
   if (options.identity?.configured) {
     // People are signed in: every built-in request carries an identity (the operator token is admin).

@@ -244,6 +244,12 @@ describe('the chat page’s sign-in through the server', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await json<Tokens>(response)).error!.message).toMatch(message);
     }
+    // A body past the server's limit is refused before it is read.
+    const huge = await exchange({
+      grantType: 'refresh_token',
+      refreshToken: 'x'.repeat(2_000_000),
+    });
+    expect(huge.status).toBe(413);
     const notJson = await fetch(`${server.url}/api/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
