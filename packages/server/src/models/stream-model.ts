@@ -29,16 +29,25 @@ async function* fromV1(
 ): AsyncGenerator<ModelStreamPartV2, void, undefined> {
   let finished = false;
   try {
-    for await (const part of parts) {
+    // A model without a version may pass on a versioned model's parts: a wrapper written before versions around
+    // a built-in model (which fails with `error` parts) is read with them, not without them.
+    for await (const part of parts as AsyncIterable<ModelStreamPartV1 | ModelStreamPartV2>) {
       switch (part.type) {
         case 'text-delta':
         case 'tool-call':
+        case 'reasoning-delta':
+        case 'tool-input-start':
+        case 'tool-input-delta':
+        case 'tool-input-end':
           yield part;
           break;
         case 'finish':
           finished = true;
           yield { type: 'finish', finishReason: part.finishReason, usage: part.usage ?? {} };
           break;
+        case 'error':
+          yield part;
+          return;
         default:
           part satisfies never;
       }

@@ -23,7 +23,7 @@ export const AUTH_OPERATIONS: readonly DocumentedOperation[] = [
     responses: {
       200: { description: 'The sign-in settings.', json: apiSuccessSchema(signInConfigSchema) },
     },
-    errors: ['UNAVAILABLE'],
+    errors: ['PAYLOAD_TOO_LARGE', 'UNAVAILABLE'],
   },
   {
     method: 'post',
@@ -49,6 +49,6 @@ export const AUTH_OPERATIONS: readonly DocumentedOperation[] = [
         json: apiSuccessSchema(tokenExchangeResponseSchema),
       },
     },
-    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE'],
+    errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'UNAVAILABLE'],
   },
 ];
