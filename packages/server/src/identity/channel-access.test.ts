@@ -191,6 +191,24 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    "one person's messages released together into a new id are all taken; the id is theirs alone",
+    async () => {
+      const id = randomUUID();
+      const mine = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          as('alice', 'POST', `/api/messaging/channels/${id}/messages`, { text: `m${index}` }),
+        ),
+      );
+      expect(mine.map((r) => r.status)).toEqual(Array(5).fill(202));
+      const [theirs, again] = await Promise.all([
+        as('bob', 'POST', `/api/messaging/channels/${id}/messages`, { text: 'mine?' }),
+        as('alice', 'POST', `/api/messaging/channels/${id}/messages`, { text: 'still mine' }),
+      ]);
+      expect([theirs.status, again.status]).toEqual([403, 202]);
+    },
+  );
+
   it.skipIf(skip)("SSE resume of someone else's reply is refused", async () => {
     const mine = await newChannel('alice');
     const answer = await json(

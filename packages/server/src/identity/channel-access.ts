@@ -70,8 +70,25 @@ export class ChannelAccess {
   async assertPost(who: ChannelAsker | undefined, channelId: string): Promise<void> {
     if (ChannelAccess.isAdmin(who)) return;
     const entityId = who!.entityId;
+    // One statement on the common paths (a member posts; someone starts a new channel): their role, or the
+    // owner's row taken when the channel does not exist yet. No row: someone else's channel, or a claim that lost a
+    // race, maybe to this person's own request released beside it, so the role is read once more.
+    const result = await storageCall('channel members', () =>
+      sql<{ role: string }>`
+        with mine as (
+          select role from channel_members where channel_id = ${channelId}::uuid and entity_id = ${entityId}::text
+        ), claimed as (
+          insert into channel_members (channel_id, entity_id, role)
+          select ${channelId}::uuid, ${entityId}::text, 'owner'
+          where not exists (select 1 from mine)
+            and not exists (select 1 from channels where id = ${channelId}::uuid)
+          on conflict do nothing
+          returning role
+        )
+        select role from mine union all select role from claimed`.execute(this.db),
+    );
+    if (result.rows.length > 0) return;
     if ((await this.#role(channelId, entityId)) !== undefined) return;
-    if (await this.claim(channelId, entityId)) return;
     throw notYours(channelId);
   }
 

@@ -130,6 +130,23 @@ describe('identities from an OIDC issuer', () => {
     await expectRefused(responses[3]!, /iss/);
   });
 
+  it('takes a token it verified before only until the token ends, whatever it remembers of it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const shortLived = await forged(keyOne, { exp: now + 2 });
+    const first = await Promise.all(
+      Array.from({ length: 10 }, () => get('/api/auth/me', shortLived)),
+    );
+    expect(first.map((response) => response.status)).toEqual(Array(10).fill(200));
+    // Refused once `exp` and the 5 s of clock skew have passed, not a minute later: no timer, a poll.
+    await expect
+      .poll(async () => (await get('/api/auth/me', shortLived)).status, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe(401);
+    await expectRefused(await get('/api/auth/me', shortLived), /expired/);
+  }, 60_000);
+
   it("refuses alg none, a key the JWKS does not hold, a tampered payload and the operator's token as a JWT secret", async () => {
     const real = await issuer.token('alice');
     const [header, , signature] = real.split('.');

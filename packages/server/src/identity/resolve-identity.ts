@@ -3,12 +3,14 @@ import { safeEqual } from '@parley/plugin-sdk';
 import {
   createRemoteJWKSet,
   errors,
+  type JWTHeaderParameters,
   type JWTPayload,
   type JWTVerifyGetKey,
   jwtVerify,
   SignJWT,
 } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AuthSettings } from './auth-settings';
 import { entityIdOf, type Identity, OPERATOR } from './identity';
 import { type IssuerMetadata, oidcDiscovery } from './oidc-discovery';
@@ -57,6 +59,20 @@ export interface IdentityResolverOptions {
 }
 
 const MIN_SECRET_LENGTH = 32;
+
+/** How many verified tokens are remembered (by their SHA-256, about 150 bytes each with the identity). */
+const VERIFIED_TOKENS = 10_000;
+
+/** How long a verified token is taken without verifying its signature again: at most this, never past its `exp`. */
+const VERIFIED_TTL_MS = 60_000;
+
+/** A verified token's identity, when the token ends (seconds since the epoch, its `exp`) and, for a token
+ * verified with the issuer's JWKS, its header and the key that verified it. */
+interface Verified {
+  identity: Identity;
+  exp: number | undefined;
+  signedBy?: { header: JWTHeaderParameters; key: unknown };
+}
 
 /** Builds the resolver from the identity settings. */
 export function createIdentityResolver(options: IdentityResolverOptions): IdentityResolver {
@@ -137,7 +153,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     };
   };
 
-  const verifyGuest = async (token: string): Promise<Identity | undefined> => {
+  const verifyGuest = async (token: string): Promise<Verified | undefined> => {
     try {
       const { payload } = await jwtVerify(token, guestKey, {
         algorithms: ['HS256'],
@@ -145,7 +161,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
         clockTolerance: skew,
       });
       if (typeof payload.sub !== 'string') return undefined;
-      return {
+      const identity: Identity = {
         kind: 'guest',
         entityId: entityIdOf(GUEST_ISSUER, payload.sub),
         name: typeof payload.name === 'string' ? payload.name : undefined,
@@ -153,12 +169,13 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
         subject: payload.sub,
         issuer: GUEST_ISSUER,
       };
+      return { identity, exp: payload.exp };
     } catch {
       return undefined;
     }
   };
 
-  const verifyUser = async (token: string): Promise<Identity> => {
+  const verifyUser = async (token: string): Promise<Verified> => {
     const common = {
       audience,
       clockTolerance: skew,
@@ -167,12 +184,17 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
     let lastError: unknown;
     if (usesJwks) {
       try {
-        const { payload } = await jwtVerify(token, await jwks(), {
+        const { payload, protectedHeader, key } = await jwtVerify(token, await jwks(), {
           ...common,
           issuer: settings.AUTH_ISSUER,
           algorithms: [...ASYMMETRIC_ALGORITHMS],
         });
-        return userOf(payload, payload.iss ?? settings.AUTH_ISSUER ?? settings.AUTH_JWKS_URL!);
+        const issuer = payload.iss ?? settings.AUTH_ISSUER ?? settings.AUTH_JWKS_URL!;
+        return {
+          identity: userOf(payload, issuer),
+          exp: payload.exp,
+          signedBy: { header: protectedHeader, key },
+        };
       } catch (error) {
         lastError = error;
       }
@@ -184,12 +206,51 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
           issuer: settings.AUTH_ISSUER,
           algorithms: ['HS256'],
         });
-        return userOf(payload, payload.iss ?? 'urn:parley:shared-secret');
+        return {
+          identity: userOf(payload, payload.iss ?? 'urn:parley:shared-secret'),
+          exp: payload.exp,
+        };
       } catch (error) {
         if (!usesJwks || !(error instanceof errors.JOSEAlgNotAllowed)) lastError = error;
       }
     }
     throw new AuthError(refusal(lastError), 'invalid');
+  };
+
+  /** Whether the issuer's JWKS, as the server holds it now, still gives the key that verified `known`. */
+  const stillSigned = async ({ signedBy }: Verified): Promise<boolean> => {
+    if (!signedBy) return true;
+    try {
+      const getKey = (await jwks()) as (header: JWTHeaderParameters) => Promise<unknown>;
+      return (await getKey(signedBy.header)) === signedBy.key;
+    } catch {
+      return false;
+    }
+  };
+
+  // A person sends the same token with every request until it ends: its signature and claims are checked once,
+  // and the identity is reused for a minute at most and never past the token's `exp` (the clock skew allowed
+  // at verification is not extended here), and only while the JWKS still holds the key that signed it (a key the
+  // issuer withdraws stops its tokens as soon as the server has the new JWKS, as without this cache). Only
+  // verified tokens are kept, so a flood of bad ones adds nothing.
+  const verified = new LRUCache<string, Verified>({ max: VERIFIED_TOKENS });
+  const verifyOnce = async (token: string): Promise<Identity> => {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const known = verified.get(key);
+    if (known && (known.exp === undefined || known.exp * 1000 > Date.now())) {
+      if (await stillSigned(known)) return known.identity;
+      verified.delete(key);
+    }
+    const fresh =
+      (settings.AUTH_ANONYMOUS ? await verifyGuest(token) : undefined) ??
+      (await verifyPerson(token));
+    const untilExp = fresh.exp === undefined ? VERIFIED_TTL_MS : fresh.exp * 1000 - Date.now();
+    if (untilExp > 0) verified.set(key, fresh, { ttl: Math.min(VERIFIED_TTL_MS, untilExp) });
+    return fresh.identity;
+  };
+  const verifyPerson = (token: string): Promise<Verified> => {
+    if (!usesJwks && !secretKey) throw new AuthError('Invalid token', 'invalid');
+    return verifyUser(token);
   };
 
   return {
@@ -206,12 +267,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
       }
       if (operatorToken && safeEqual(credential, operatorToken)) return OPERATOR;
       if (!looksLikeJwt(credential)) throw new AuthError('Invalid token', 'invalid');
-      if (settings.AUTH_ANONYMOUS) {
-        const guest = await verifyGuest(credential);
-        if (guest) return guest;
-      }
-      if (!usesJwks && !secretKey) throw new AuthError('Invalid token', 'invalid');
-      return verifyUser(credential);
+      return verifyOnce(credential);
     },
     async issueGuest(name) {
       if (!settings.AUTH_ANONYMOUS) {
@@ -227,7 +283,7 @@ export function createIdentityResolver(options: IdentityResolverOptions): Identi
         .setIssuedAt()
         .setExpirationTime(expires)
         .sign(guestKey);
-      const identity = (await verifyGuest(token))!;
+      const { identity } = (await verifyGuest(token))!;
       return { token, identity, expiresAt: new Date(expires * 1000).toISOString() };
     },
   };
