@@ -30,7 +30,7 @@ const UUID = '([0-9a-fA-F-]{36})';
  * The admin actions done over HTTP, recorded once they succeeded (2xx). Every other mutating request on an
  * admin-only path (identity/admin-only.ts) falls to {@link fallbackAction}, so a route added later is audited
  * under a generic name rather than not at all. Approval decisions are recorded where they are taken
- * (messaging/paused-replies.ts), whichever face they came by.
+ * (reply/approvals/paused-replies.ts), whichever face they came by.
  */
 const RULES: readonly AuditRule[] = [
   {

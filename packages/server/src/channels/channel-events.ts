@@ -1,7 +1,7 @@
 import type { ServerToClientEventName, ServerToClientEvents } from '@parley/core';
 import type { Logger } from 'pino';
 import type { Server } from 'socket.io';
-import type { RoomBroadcaster } from '../messaging/room-broadcaster';
+import type { RoomBroadcaster } from '../reply/delivery/room-broadcaster';
 import type { ParleySocketServer } from '../socket/create-socket-server';
 import type { MessageStore } from '../storage/message-store';
 

@@ -6,11 +6,11 @@ import { ReplyStream, storedReplyParts } from '../reply/parts/reply-stream';
 import type { MessageStore, NewMessage } from '../storage/message-store';
 import type { Idempotency, IdempotentClaim, IdempotentRequest } from './idempotency';
 import type { UserMessageInput } from './messaging-types';
-import type { PausedReplies } from './paused-replies';
+import type { PausedReplies } from '../reply/approvals/paused-replies';
 import type { ReplyAdmission, ReplyTicket } from './reply-admission';
 import type { ReplyRegistry } from './reply-registry';
-import type { RoomBroadcaster } from './room-broadcaster';
-import { toBroadcast } from './to-broadcast';
+import type { RoomBroadcaster } from '../reply/delivery/room-broadcaster';
+import { toBroadcast } from '../reply/delivery/to-broadcast';
 
 /** What a channel message under the idempotency key `key` asks: what a retry must ask again. */
 export function conversationRequest(input: UserMessageInput, key: string): IdempotentRequest {

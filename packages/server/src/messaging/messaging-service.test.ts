@@ -7,9 +7,9 @@ import { createLogger } from '../logger';
 import { createElizaModel } from '../models';
 import { createDatabase } from '../storage/create-database';
 import { MessageStore } from '../storage/message-store';
-import { roomDelivery } from './deliver-to-room';
+import { roomDelivery } from '../reply/delivery/deliver-to-room';
 import { MessagingService } from './messaging-service';
-import { type RoomBroadcaster, silentBroadcaster } from './room-broadcaster';
+import { type RoomBroadcaster, silentBroadcaster } from '../reply/delivery/room-broadcaster';
 
 it('ends a reply with UNAVAILABLE, never INTERNAL, when the channel sequencer fails (its database gone)', async () => {
   const template = await copyPGliteTemplate();

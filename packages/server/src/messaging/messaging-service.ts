@@ -27,8 +27,8 @@ import type {
   MessagingServiceOptions,
   UserMessageInput,
 } from './messaging-types';
-import type { PausedReplies } from './paused-replies';
-import { createPausedReplies } from './paused-replies-wiring';
+import type { PausedReplies } from '../reply/approvals/paused-replies';
+import { createPausedReplies } from '../reply/approvals/paused-replies-wiring';
 import { DEFAULT_REPLY_LIMITS, ReplyAdmission, type ReplyTicket } from './reply-admission';
 import { ReplyCancel } from './reply-cancel';
 import { currentLogFields, withLogFields } from '../tracing/log-context';
@@ -37,7 +37,7 @@ import { annotate } from '../tracing/in-span';
 import { contextOfStored } from '../tracing/trace-context';
 import { ReplyRegistry } from './reply-registry';
 import { asPerson, currentPerson } from './person-scope';
-import { toBroadcast } from './to-broadcast';
+import { toBroadcast } from '../reply/delivery/to-broadcast';
 
 export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
 

@@ -7,19 +7,17 @@ import type { Logger } from 'pino';
 import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentAbilities } from '../agents/agent-abilities';
 import type { AgentRegistry } from '../agents/agent-registry';
-import type { DEFAULTS } from '../defaults';
 import type { ModelProvider } from '../models/model-provider';
 import type { AgentLoopLimits } from '../reply/loop/loop-limits';
 import type { ReplyExtractor } from '../reply/loop/reply-extractor';
 import type { ReplyConsumer, ReplyStream } from '../reply/parts/reply-stream';
-import type { ApprovalStore } from '../storage/approval-store';
 import type { MessageStore } from '../storage/message-store';
 import type { ReplyTelemetry } from '../tracing/reply-telemetry';
 import type { ChannelSequencer } from './channel-sequencer';
 import type { IdempotencyRecords } from './idempotency';
-import type { OnApprovalDecided } from './paused-replies';
+import type { ApprovalsOptions } from '../reply/approvals/paused-replies-wiring';
 import type { ReplyLimits } from './reply-admission';
-import type { RoomBroadcaster } from './room-broadcaster';
+import type { RoomBroadcaster } from '../reply/delivery/room-broadcaster';
 
 /** The messaging service's inputs, outputs and options (see `messaging-service.ts`). */
 
@@ -112,9 +110,7 @@ export interface MessagingServiceOptions {
    * Where replies that wait for approvals are kept, and their bounds (default `DEFAULTS.approvals`). Without
    * it, a call that needs approval is refused.
    */
-  approvals?: { store: ApprovalStore; onDecided?: OnApprovalDecided } & Partial<
-    Record<keyof typeof DEFAULTS.approvals, number>
-  >;
+  approvals?: ApprovalsOptions;
   /** Spans and metrics of each reply, its model calls and tool calls (default: none). */
   telemetry?: ReplyTelemetry;
   /**

@@ -1,9 +1,9 @@
 import { ParleyError, type StoredMessage } from '@parley/core';
 import type { MessageStore } from '../storage/message-store';
 import { CANCELLED_MESSAGE, type CancelOutcome, type ReplyPeers } from './messaging-types';
-import type { PausedReplies } from './paused-replies';
+import type { PausedReplies } from '../reply/approvals/paused-replies';
 import type { ReplyRegistry } from './reply-registry';
-import type { RoomBroadcaster } from './room-broadcaster';
+import type { RoomBroadcaster } from '../reply/delivery/room-broadcaster';
 
 /** What {@link ReplyCancel} needs of the messaging service. */
 export interface ReplyCancelOptions {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TestDatabase } from '../../test/databases';
 import { createAgentProfiles } from '../agents/agent-registry';
-import { silentBroadcaster } from '../messaging/room-broadcaster';
+import { silentBroadcaster } from '../reply/delivery/room-broadcaster';
 import { createLogger } from '../logger';
 import { MessagingService } from '../messaging/messaging-service';
 import { createElizaModel } from '../models';

@@ -1,5 +1,5 @@
 import { Adapter } from 'socket.io-adapter';
-import type { RoomBroadcaster } from '../messaging/room-broadcaster';
+import type { RoomBroadcaster } from '../reply/delivery/room-broadcaster';
 import type { ParleySocketServer } from './create-socket-server';
 
 /**

@@ -1,6 +1,6 @@
 import type { StoredMessage } from '@parley/core';
 import type { AgentProfile } from '../../agents/agent-profile';
-import type { StoredDecision } from '../../storage/approval-store';
+import type { StoredDecision } from './approval-store';
 import { prepareLoop } from '../loop/loop-setup';
 import { conclude, guarded, type ModelReplyContext } from '../loop/produce-model-reply';
 import { runAgentLoop } from '../loop/run-agent-loop';

@@ -2,7 +2,7 @@ import { storableTraceContext } from '../../tracing/trace-context';
 import type { ApprovalRequest, StoredMessage } from '@parley/core';
 import pLimit from 'p-limit';
 import type { AgentProfile } from '../../agents/agent-profile';
-import type { ApprovalStore, Decision } from '../../storage/approval-store';
+import type { ApprovalStore, Decision } from './approval-store';
 import type { LoopSetup } from '../loop/loop-setup';
 import type { ModelReplyContext } from '../loop/produce-model-reply';
 import {

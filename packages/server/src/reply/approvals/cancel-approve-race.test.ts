@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { definePlugin } from '@parley/plugin-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerFromResults, weatherAction } from '../../test/agent-loop-fixture';
-import { databaseKinds } from '../../test/databases';
-import { ScriptedModel } from '../../test/scripted-model';
-import { parseSse } from '../../test/sse';
-import { startTestServer, type TestServer } from '../../test/test-server';
+import { answerFromResults, weatherAction } from '../../../test/agent-loop-fixture';
+import { databaseKinds } from '../../../test/databases';
+import { ScriptedModel } from '../../../test/scripted-model';
+import { parseSse } from '../../../test/sse';
+import { startTestServer, type TestServer } from '../../../test/test-server';
 
 /**
  * Cancels released together with the approvals that continue the same replies. A reply that exists is never

@@ -1,6 +1,6 @@
 import { SERVER_EVENT_SCHEMAS, type ServerToClientEventName } from '@parley/core';
 import { describe, expect, it } from 'vitest';
-import { ReplyStream } from '../reply/parts/reply-stream';
+import { ReplyStream } from '../parts/reply-stream';
 import { deliverToRoom } from './deliver-to-room';
 import type { RoomBroadcaster } from './room-broadcaster';
 

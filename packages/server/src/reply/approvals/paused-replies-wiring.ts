@@ -1,21 +1,35 @@
 import type { Logger } from 'pino';
-import type { AgentRegistry } from '../agents/agent-registry';
-import { DEFAULTS } from '../defaults';
-import { continueModelReply } from '../reply/approvals/continue-reply';
-import type { ModelReplyContext } from '../reply/loop/produce-model-reply';
-import type { ReplyStream } from '../reply/parts/reply-stream';
-import type { MessageStore } from '../storage/message-store';
-import type { MessagingServiceOptions } from './messaging-types';
-import { PausedReplies } from './paused-replies';
-import type { ReplyRegistry } from './reply-registry';
+import type { AgentRegistry } from '../../agents/agent-registry';
+import { DEFAULTS } from '../../defaults';
+import { continueModelReply } from './continue-reply';
+import type { ModelReplyContext } from '../loop/produce-model-reply';
+import type { ReplyStream } from '../parts/reply-stream';
+import type { MessageStore } from '../../storage/message-store';
+import type { ApprovalStore } from './approval-store';
+import { PausedReplies, type OnApprovalDecided } from './paused-replies';
+
+/**
+ * Where replies that wait for approvals are kept, who is told of decisions, and the bounds (default
+ * `DEFAULTS.approvals`): the messaging service's `approvals` option.
+ */
+export type ApprovalsOptions = { store: ApprovalStore; onDecided?: OnApprovalDecided } & Partial<
+  Record<keyof typeof DEFAULTS.approvals, number>
+>;
+
+/** The replies running in this process, by id (the messaging service's registry). */
+export interface HeldReplies {
+  get(replyId: string): { stream: ReplyStream } | undefined;
+  /** The server stops: no reply is taken on. */
+  readonly stopped: boolean;
+}
 
 /** What the coordinator of paused replies takes from the messaging service. */
 export interface PausedRepliesWiring {
-  approvals: NonNullable<MessagingServiceOptions['approvals']>;
+  approvals: ApprovalsOptions;
   messages: MessageStore;
   agents: AgentRegistry;
   logger: Logger;
-  replies: ReplyRegistry;
+  replies: HeldReplies;
   /** The agent loop's context, less the signal. */
   replyContext: Omit<ModelReplyContext, 'signal'>;
   /** Publishes `stream` and runs `produce` in the channel's turn, in the trace `storedContext` names. */

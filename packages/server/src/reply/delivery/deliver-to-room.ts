@@ -3,9 +3,9 @@ import {
   type ToolCallPart,
   type ToolResultPart,
   handlePart,
-} from '../reply/parts/reply-part';
+} from '../parts/reply-part';
 import { ELIZA_WEB_CLIENT_SOURCE, toActionNotice } from './eliza-action-notices';
-import type { ReplyConsumer, ReplyStream } from '../reply/parts/reply-stream';
+import type { ReplyConsumer, ReplyStream } from '../parts/reply-stream';
 import type { RoomBroadcaster } from './room-broadcaster';
 import { toBroadcast } from './to-broadcast';
 

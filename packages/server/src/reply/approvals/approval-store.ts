@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { DatabaseSchema, PausedReplyTable } from './schema';
-import { storageCall } from './to-storage-error';
+import type { DatabaseSchema, PausedReplyTable } from '../../storage/schema';
+import { storageCall } from '../../storage/to-storage-error';
 
 /** A call waiting for a decision, as stored. */
 export interface StoredApprovalRequest {

@@ -1,6 +1,6 @@
 import type { MessageBroadcast } from '@parley/core';
 import { uuidV5 } from '@parley/plugin-sdk';
-import type { ToolCallPart, ToolResultPart } from '../reply/parts/reply-part';
+import type { ToolCallPart, ToolResultPart } from '../parts/reply-part';
 
 /** The source elizaOS's web client sends its messages with: only its users get action notices, as in elizaOS. */
 export const ELIZA_WEB_CLIENT_SOURCE = 'client_chat';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyPGliteTemplate, type TestDatabase } from '../../test/databases';
-import { createAgentProfiles } from '../agents/agent-registry';
-import { createLogger } from '../logger';
-import { ApprovalStore } from '../storage/approval-store';
-import { createDatabase, type Database } from '../storage/create-database';
-import { MessageStore } from '../storage/message-store';
+import { copyPGliteTemplate, type TestDatabase } from '../../../test/databases';
+import { createAgentProfiles } from '../../agents/agent-registry';
+import { createLogger } from '../../logger';
+import { ApprovalStore } from './approval-store';
+import { createDatabase, type Database } from '../../storage/create-database';
+import { MessageStore } from '../../storage/message-store';
 import { PausedReplies } from './paused-replies';
 
 /** Counts the statements sent to the database, by the table they name first. */

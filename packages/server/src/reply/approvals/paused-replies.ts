@@ -1,13 +1,13 @@
 import { type ApprovalDecided, ParleyError, type StoredMessage } from '@parley/core';
 import type { Logger } from 'pino';
-import type { AgentRegistry } from '../agents/agent-registry';
-import type { AgentProfile } from '../agents/agent-profile';
-import type { LoopCheckpoint } from '../reply/approvals/pause-reply';
-import type { ReplyPart } from '../reply/parts/reply-part';
-import { ReplyStream } from '../reply/parts/reply-stream';
-import { PollLoop } from '../scheduling/poll-loop';
-import type { ApprovalStore, PausedReply, StoredDecision } from '../storage/approval-store';
-import type { MessageStore } from '../storage/message-store';
+import type { AgentRegistry } from '../../agents/agent-registry';
+import type { AgentProfile } from '../../agents/agent-profile';
+import type { LoopCheckpoint } from './pause-reply';
+import type { ReplyPart } from '../parts/reply-part';
+import { ReplyStream } from '../parts/reply-stream';
+import { PollLoop } from '../../scheduling/poll-loop';
+import type { ApprovalStore, PausedReply, StoredDecision } from './approval-store';
+import type { MessageStore } from '../../storage/message-store';
 
 /** What {@link PausedReplies} needs of the messaging service. */
 export interface PausedRepliesOptions {
