@@ -1,6 +1,6 @@
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import type { ChannelActivityRow } from './channel-activity';
-import type { NewMessage } from './message-store';
+import type { NewMessage } from './new-message';
 import type { DatabaseSchema } from './schema';
 
 /**

@@ -6,6 +6,7 @@ import { BatchWriter } from './batch-writer';
 import { ChannelActivity } from './channel-activity';
 import { activityUpdate, withChannelWrites } from './channel-writes';
 import { RecentMessagesCache } from './recent-messages-cache';
+import type { NewMessage } from './new-message';
 import type { DatabaseSchema } from './schema';
 import {
   assertStorable,
@@ -15,22 +16,7 @@ import {
   toStorageError,
 } from './to-storage-error';
 
-/** A message about to be stored. */
-export interface NewMessage {
-  id: string;
-  channelId: string;
-  serverId: string;
-  authorId: string;
-  authorName: string;
-  content: string;
-  sourceType: string;
-  rawMessage?: RawMessage | null;
-  metadata: Record<string, unknown>;
-  inReplyTo?: string | null;
-  createdAt: Date;
-  /** The agent that answers in the channel, recorded when this message creates it. */
-  channelAgentId?: string | null;
-}
+export type { NewMessage } from './new-message';
 
 /** A channel row. */
 export interface ChannelRecord {

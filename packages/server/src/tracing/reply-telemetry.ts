@@ -16,7 +16,7 @@ import type { ModelRequest } from '../models/model-provider';
 import type { ModelStepResult } from '../reply/loop/model-step';
 import { redactText } from '../redaction/redact';
 import type { ReplyStream } from '../reply/parts/reply-stream';
-import type { ToolCallOutcome, ToolCallRequest } from '../reply/tools/run-tool-call';
+import type { ToolCallOutcome, ToolCallRequest } from '../reply/tools/tool-call-types';
 
 /**
  * What a reply's loop reports as it runs: an `invoke_agent` span for the reply, a `chat` span for each model call

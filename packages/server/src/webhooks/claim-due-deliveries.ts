@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
-import type { ClaimedDelivery } from './webhook-store';
+import type { ClaimedDelivery } from './delivery-types';
 
 /** What one claim asks for. */
 export interface ClaimRequest {

@@ -6,7 +6,7 @@ import type { Agent, buildConnector } from 'undici';
 import type { Tracer } from '@opentelemetry/api';
 import type { TargetPolicy } from './target-policy';
 import { tracedAttempt } from './webhook-tracing';
-import type { ClaimedDelivery, WebhookAttempt } from './webhook-store';
+import type { ClaimedDelivery, SendResult } from './delivery-types';
 
 /** How much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -22,14 +22,7 @@ function loadUndici(): typeof Undici {
   return undici;
 }
 
-/** What one attempt gave, besides the record: whether it succeeded and what the receiver asked. */
-export interface SendResult extends WebhookAttempt {
-  ok: boolean;
-  /** The receiver's `Retry-After`, in ms, when it gave one. */
-  retryAfterMs?: number;
-  /** True when the target policy refused the address: nothing was sent. */
-  refused?: boolean;
-}
+export type { SendResult } from './delivery-types';
 
 /**
  * Sends deliveries as the Standard Webhooks specification describes: a JSON body, `webhook-id` (the same on

@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
 import { type ClaimRequest, claimDueDeliveries } from './claim-due-deliveries';
+import type { ClaimedDelivery, WebhookAttempt } from './delivery-types';
 import { storableTraceContext } from '../tracing/trace-context';
 
 /** A subscription as the API shows it (never with its secret, but when created). */
@@ -17,27 +18,7 @@ export interface WebhookSubscription {
   disabledReason: string | null;
 }
 
-/** A delivery claimed for sending, with what sending needs. */
-export interface ClaimedDelivery {
-  id: string;
-  subscriptionId: string;
-  url: string;
-  secret: string;
-  payload: Record<string, unknown>;
-  /** Attempts so far, this one included. */
-  attempt: number;
-  /** The trace context stored when it was enqueued (`traceparent`…), if any. */
-  traceContext?: Record<string, string> | null;
-}
-
-/** One attempt, as recorded. */
-export interface WebhookAttempt {
-  attemptedAt: string;
-  durationMs: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-}
+export type { ClaimedDelivery, WebhookAttempt } from './delivery-types';
 
 /** A delivery with its attempts, as `GET …/deliveries` shows it. */
 export interface WebhookDelivery {

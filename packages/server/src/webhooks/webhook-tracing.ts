@@ -2,8 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer } from '@openteleme
 import { ATTR_ERROR_TYPE } from '../tracing/semantic-attributes';
 import { inActiveSpan } from '../tracing/in-span';
 import { contextOfStored, traceHeaders } from '../tracing/trace-context';
-import type { SendResult } from './send-webhook';
-import type { ClaimedDelivery } from './webhook-store';
+import type { ClaimedDelivery, SendResult } from './delivery-types';
 
 /** Where an attempt goes, for its span: never the URL's path or query (they may carry a token). */
 function targetOf(url: string): Record<string, string | number> {
