@@ -1,8 +1,10 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError } from '@ai-sdk/provider';
 import { ParleyError } from '@parley/core';
 import type { EmbeddingProvider } from './embedding-provider';
 import { toModelError } from '../to-model-error';
+
+type EmbeddingModel = ReturnType<ReturnType<typeof createOpenAICompatible>['embeddingModel']>;
 
 /** Where and how an OpenAI-compatible embeddings endpoint is called. */
 export interface OpenAICompatibleEmbeddingOptions {
@@ -40,13 +42,17 @@ export function createOpenAICompatibleEmbeddings(
   const batchSize = Math.max(1, options.batchSize ?? 64);
   const maxInputChars = options.maxInputChars ?? 8_000;
   const maxTexts = options.maxTexts ?? 10_000;
-  const provider = createOpenAICompatible({
-    name: 'embeddings',
-    baseURL: options.baseUrl.replace(/\/+$/, ''),
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
-  const model = provider.embeddingModel(options.model);
+  // The AI SDK's provider (about 5 MB of modules) is loaded at the first embedding, not when the server starts.
+  let model: Promise<EmbeddingModel> | undefined;
+  const loadModel = (): Promise<EmbeddingModel> =>
+    (model ??= import('@ai-sdk/openai-compatible').then(({ createOpenAICompatible }) =>
+      createOpenAICompatible({
+        name: 'embeddings',
+        baseURL: options.baseUrl.replace(/\/+$/, ''),
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }).embeddingModel(options.model),
+    ));
   let dimensions = options.dimensions ?? 0;
 
   const check = (vectors: readonly unknown[], expected: number): number[][] => {
@@ -95,9 +101,10 @@ export function createOpenAICompatibleEmbeddings(
         const values = texts
           .slice(start, start + batchSize)
           .map((text) => String(text).slice(0, maxInputChars) || ' ');
+        const embedder = await loadModel();
         const { embeddings } = await withRetries(
           () =>
-            model.doEmbed({
+            embedder.doEmbed({
               values,
               abortSignal: signal,
               ...(options.dimensions
