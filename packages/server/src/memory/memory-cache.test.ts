@@ -190,6 +190,49 @@ describe('the cached exact search kept up to date by writes (issue 37)', () => {
   }, 60_000);
 });
 
+describe("a person's reads kept between writes (the facts recalled before each reply)", () => {
+  it('answer as the database after each round of writes and reads released together, reads late', async () => {
+    const db = await openDatabase();
+    const random = randomOf(11);
+    const kept = storeOf(slowReads(db, random), true);
+    const plain = storeOf(db, false);
+    const agentId = randomUUID();
+    const query = {
+      agentId,
+      tableName: TABLE,
+      entityId: 'ada',
+      count: 10,
+      withoutEmbeddings: true,
+    };
+    const seen = async (store: SqlMemoryStore) =>
+      (await store.get(query)).map((record) => `${record.id}:${String(record.content.text)}`);
+    const ids: string[] = [];
+    for (let round = 0; round < 30; round += 1) {
+      const write = async () => {
+        const pick = random();
+        if (ids.length === 0 || pick < 0.4) {
+          const [id] = await kept.createMany(
+            [{ agentId, entityId: 'ada', roomId: 'room', content: { text: `fact ${round}` } }],
+            TABLE,
+          );
+          ids.push(id!);
+        } else if (pick < 0.7) {
+          const id = ids[Math.floor(random() * ids.length)]!;
+          await kept.update({ id, content: { text: `changed in ${round}` } }, agentId);
+        } else if (pick < 0.9) {
+          const [id] = ids.splice(Math.floor(random() * ids.length), 1);
+          await kept.delete(id!, agentId);
+        } else {
+          ids.length = 0;
+          await kept.deleteAll({ agentId, tableName: TABLE, entityId: 'ada' });
+        }
+      };
+      await Promise.all([seen(kept), write(), seen(kept), seen(kept)]);
+      expect(await seen(kept)).toEqual(await seen(plain));
+    }
+  }, 120_000);
+});
+
 describe('VectorCache', () => {
   const DIMS = 3;
   const rowOf = (id: string, values: number[]): CacheRow => ({

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ParleyError } from '@parley/core';
+import { LRUCache } from 'lru-cache';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { wordsOf } from '../models/embeddings/hash-embeddings';
 import type { DatabaseSchema } from '../storage/schema';
@@ -109,6 +110,25 @@ const tsQuery = (text: string) => sql`to_tsquery('simple', coalesce((
     WHERE NOT (word = ANY(${STOP_LIST}::text[])) AND (length(word) > 2 OR word ~ '[0-9]')
     LIMIT ${MAX_QUERY_WORDS}) AS words), ''))`;
 
+/** How many of a person's small reads are kept (each at most {@link PERSON_READ_ROWS} rows without vectors). */
+const PERSON_READS = 2_000;
+const PERSON_READ_ROWS = 50;
+
+/** A read of one person's memories of one table, small and without vectors: the kind kept between writes. */
+function isPersonRead(query: MemoryQuery): boolean {
+  return (
+    query.withoutEmbeddings === true &&
+    typeof query.entityId === 'string' &&
+    query.roomId === undefined &&
+    query.worldId === undefined &&
+    query.start === undefined &&
+    query.end === undefined &&
+    (query.offset ?? 0) === 0 &&
+    typeof query.count === 'number' &&
+    query.count <= PERSON_READ_ROWS
+  );
+}
+
 /**
  * The memory store on the one database (PGlite or PostgreSQL), see {@link MemoryStore}. Search is exact cosine
  * computed in SQL (`real[]` as float8) or, when the database has pgvector, its `<=>` over an HNSW index made at
@@ -116,6 +136,27 @@ const tsQuery = (text: string) => sql`to_tsquery('simple', coalesce((
  */
 export class SqlMemoryStore implements MemoryStore {
   private readonly recorded = new Set<string>();
+  /**
+   * On an exclusive database (PGlite: this process alone writes), a person's small reads (what the facts recaller
+   * asks before each reply) are kept until the next write of any memory: each write ends by moving `generation`
+   * on, and a kept read counts only if it was read at the current generation (see `docs/decisions.md`).
+   */
+  private readonly personReads = new LRUCache<string, { generation: number; rows: MemoryRecord[] }>(
+    {
+      max: PERSON_READS,
+    },
+  );
+  private generation = 0;
+
+  /** Runs a write; whatever it did, the kept reads are stale after it (and while it runs). */
+  private async writing<T>(write: () => Promise<T>): Promise<T> {
+    this.generation += 1;
+    try {
+      return await write();
+    } finally {
+      this.generation += 1;
+    }
+  }
 
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -188,61 +229,65 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async create(memory: NewMemory, tableName: string, unique = false): Promise<string> {
-    let isUnique = false;
-    if (unique) {
-      const embedding = this.embeddingOf(memory.embedding);
-      const text = typeof memory.content?.text === 'string' ? memory.content.text : undefined;
-      // As elizaOS: a memory is unique when nothing nearly the same is stored (by vector, else by text).
-      const same = embedding
-        ? await this.search({
-            agentId: memory.agentId,
-            tableName,
-            embedding,
-            threshold: DUPLICATE_SIMILARITY,
-            count: 1,
-          })
-        : text === undefined
-          ? []
-          : await this.db
-              .selectFrom('memories')
-              .select('id')
-              .where('agent_id', '=', checkUuid(memory.agentId, 'agentId'))
-              .where('table_name', '=', checkTableName(tableName))
-              .where(sql`content->>'text'`, '=', text)
-              .limit(1)
-              .execute();
-      isUnique = same.length === 0;
-    }
-    const inserted = this.rowOf(memory, tableName, isUnique);
-    const { row } = inserted;
-    if (memory.embedding) await this.recordModel(row.agent_id);
-    try {
-      await this.db.insertInto('memories').values(row).execute();
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') {
-        throw new ParleyError('CONFLICT', `A memory with id ${row.id} already exists`);
+    return this.writing(async () => {
+      let isUnique = false;
+      if (unique) {
+        const embedding = this.embeddingOf(memory.embedding);
+        const text = typeof memory.content?.text === 'string' ? memory.content.text : undefined;
+        // As elizaOS: a memory is unique when nothing nearly the same is stored (by vector, else by text).
+        const same = embedding
+          ? await this.search({
+              agentId: memory.agentId,
+              tableName,
+              embedding,
+              threshold: DUPLICATE_SIMILARITY,
+              count: 1,
+            })
+          : text === undefined
+            ? []
+            : await this.db
+                .selectFrom('memories')
+                .select('id')
+                .where('agent_id', '=', checkUuid(memory.agentId, 'agentId'))
+                .where('table_name', '=', checkTableName(tableName))
+                .where(sql`content->>'text'`, '=', text)
+                .limit(1)
+                .execute();
+        isUnique = same.length === 0;
       }
-      throw error;
-    }
-    this.cacheInserted([inserted]);
-    return row.id;
+      const inserted = this.rowOf(memory, tableName, isUnique);
+      const { row } = inserted;
+      if (memory.embedding) await this.recordModel(row.agent_id);
+      try {
+        await this.db.insertInto('memories').values(row).execute();
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') {
+          throw new ParleyError('CONFLICT', `A memory with id ${row.id} already exists`);
+        }
+        throw error;
+      }
+      this.cacheInserted([inserted]);
+      return row.id;
+    });
   }
 
   async createMany(memories: readonly NewMemory[], tableName: string): Promise<string[]> {
-    const inserted = memories.map((memory) => this.rowOf(memory, tableName, false));
-    const withVectors = inserted.filter(({ vector }) => vector !== null);
-    for (const agentId of new Set(withVectors.map(({ row }) => row.agent_id))) {
-      await this.recordModel(agentId);
-    }
-    for (let start = 0; start < inserted.length; start += INSERT_BATCH) {
-      const batch = inserted.slice(start, start + INSERT_BATCH);
-      await this.db
-        .insertInto('memories')
-        .values(batch.map(({ row }) => row))
-        .execute();
-      this.cacheInserted(batch);
-    }
-    return inserted.map(({ row }) => row.id);
+    return this.writing(async () => {
+      const inserted = memories.map((memory) => this.rowOf(memory, tableName, false));
+      const withVectors = inserted.filter(({ vector }) => vector !== null);
+      for (const agentId of new Set(withVectors.map(({ row }) => row.agent_id))) {
+        await this.recordModel(agentId);
+      }
+      for (let start = 0; start < inserted.length; start += INSERT_BATCH) {
+        const batch = inserted.slice(start, start + INSERT_BATCH);
+        await this.db
+          .insertInto('memories')
+          .values(batch.map(({ row }) => row))
+          .execute();
+        this.cacheInserted(batch);
+      }
+      return inserted.map(({ row }) => row.id);
+    });
   }
 
   /** The filter's conditions, as SQL (`m` is the memories table). */
@@ -269,6 +314,24 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async get(query: MemoryQuery): Promise<MemoryRecord[]> {
+    const kept = this.options.cache !== undefined && isPersonRead(query);
+    if (!kept) return this.read(query);
+    const key = JSON.stringify([
+      query.agentId,
+      query.tableName,
+      query.entityId,
+      query.count,
+      query.unique,
+    ]);
+    const hit = this.personReads.get(key);
+    if (hit?.generation === this.generation) return [...hit.rows];
+    const generation = this.generation;
+    const rows = await this.read(query);
+    if (generation === this.generation) this.personReads.set(key, { generation, rows });
+    return [...rows];
+  }
+
+  private async read(query: MemoryQuery): Promise<MemoryRecord[]> {
     const count = checkCount(query.count, 100, 1_000, 'count');
     const offset = checkCount(query.offset, 0, 1_000_000, 'offset');
     const conditions = [this.where(query)];
@@ -437,41 +500,56 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async update(patch: MemoryPatch, agentId?: string): Promise<boolean> {
-    if (!isUuid(patch.id)) return false;
-    const embedding = this.embeddingOf(patch.embedding);
-    const set: Record<string, unknown> = {};
-    if (patch.content !== undefined)
-      set.content = JSON.stringify(checkJson(patch.content, 'content'));
-    if (patch.metadata !== undefined) {
-      set.metadata = sql`metadata || ${JSON.stringify(checkJson(patch.metadata, 'metadata'))}::jsonb`;
-    }
-    if (embedding) set.embedding = sql`${vectorLiteral(embedding)}::real[]`;
-    let builder = this.db.updateTable('memories').set(set).where('id', '=', patch.id.toLowerCase());
-    if (agentId !== undefined)
-      builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
-    if (Object.keys(set).length === 0) {
-      return (await this.getById(patch.id, agentId)) !== undefined;
-    }
-    const rows = await builder
-      .returning(['id', 'agent_id', 'table_name', 'room_id', 'entity_id', 'world_id', 'is_unique'])
-      .execute();
-    // Only a new vector changes what the cache holds (content and metadata are not in it).
-    if (embedding) {
-      for (const row of rows) {
-        this.options.cache?.put(row.agent_id, row.table_name, { ...row, embedding });
+    return this.writing(async () => {
+      if (!isUuid(patch.id)) return false;
+      const embedding = this.embeddingOf(patch.embedding);
+      const set: Record<string, unknown> = {};
+      if (patch.content !== undefined)
+        set.content = JSON.stringify(checkJson(patch.content, 'content'));
+      if (patch.metadata !== undefined) {
+        set.metadata = sql`metadata || ${JSON.stringify(checkJson(patch.metadata, 'metadata'))}::jsonb`;
       }
-    }
-    return rows.length > 0;
+      if (embedding) set.embedding = sql`${vectorLiteral(embedding)}::real[]`;
+      let builder = this.db
+        .updateTable('memories')
+        .set(set)
+        .where('id', '=', patch.id.toLowerCase());
+      if (agentId !== undefined)
+        builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
+      if (Object.keys(set).length === 0) {
+        return (await this.getById(patch.id, agentId)) !== undefined;
+      }
+      const rows = await builder
+        .returning([
+          'id',
+          'agent_id',
+          'table_name',
+          'room_id',
+          'entity_id',
+          'world_id',
+          'is_unique',
+        ])
+        .execute();
+      // Only a new vector changes what the cache holds (content and metadata are not in it).
+      if (embedding) {
+        for (const row of rows) {
+          this.options.cache?.put(row.agent_id, row.table_name, { ...row, embedding });
+        }
+      }
+      return rows.length > 0;
+    });
   }
 
   async delete(id: string, agentId?: string): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    let builder = this.db.deleteFrom('memories').where('id', '=', id.toLowerCase());
-    if (agentId !== undefined)
-      builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
-    const rows = await builder.returning(['id', 'agent_id', 'table_name']).execute();
-    for (const row of rows) this.options.cache?.remove(row.agent_id, row.table_name, row.id);
-    return rows.length > 0;
+    return this.writing(async () => {
+      if (!isUuid(id)) return false;
+      let builder = this.db.deleteFrom('memories').where('id', '=', id.toLowerCase());
+      if (agentId !== undefined)
+        builder = builder.where('agent_id', '=', checkUuid(agentId, 'agentId'));
+      const rows = await builder.returning(['id', 'agent_id', 'table_name']).execute();
+      for (const row of rows) this.options.cache?.remove(row.agent_id, row.table_name, row.id);
+      return rows.length > 0;
+    });
   }
 
   /**
@@ -479,16 +557,18 @@ export class SqlMemoryStore implements MemoryStore {
    * the delete (searches meanwhile read it again) and after (a read begun meanwhile is not kept).
    */
   async deleteAll(filter: MemoryFilter): Promise<number> {
-    const where = this.where(filter);
-    const agentId = checkUuid(filter.agentId, 'agentId');
-    const tableName = checkTableName(filter.tableName);
-    this.options.cache?.invalidate(agentId, tableName);
-    try {
-      const result = await sql`DELETE FROM memories m WHERE ${where}`.execute(this.db);
-      return Number(result.numAffectedRows ?? 0);
-    } finally {
+    return this.writing(async () => {
+      const where = this.where(filter);
+      const agentId = checkUuid(filter.agentId, 'agentId');
+      const tableName = checkTableName(filter.tableName);
       this.options.cache?.invalidate(agentId, tableName);
-    }
+      try {
+        const result = await sql`DELETE FROM memories m WHERE ${where}`.execute(this.db);
+        return Number(result.numAffectedRows ?? 0);
+      } finally {
+        this.options.cache?.invalidate(agentId, tableName);
+      }
+    });
   }
 
   async count(filter: MemoryFilter): Promise<number> {
