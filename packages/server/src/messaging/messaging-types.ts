@@ -1,4 +1,4 @@
-import type { AfterReply } from '../reply/loop/produce-model-reply';
+import type { AfterReply } from '../reply/loop/loop-types';
 import type { ConversationWindows } from '../memory/summary/conversation-window';
 import type { Recaller } from '../memory/recall';
 import type { AttachmentStore } from '../attachments/attachment-store';

@@ -2,7 +2,7 @@ import type { StoredMessage } from '@parley/core';
 import type { AgentPostOptions } from '@parley/plugin-sdk';
 import type { AgentProfile } from '../agents/agent-profile';
 import { DEFAULTS } from '../defaults';
-import type { ModelReplyContext } from '../reply/loop/produce-model-reply';
+import type { ModelReplyContext } from '../reply/loop/loop-types';
 import { createReplyExtractor } from '../reply/loop/reply-extractor';
 import { postCallbackContent } from '../reply/tools/post-callback-content';
 import type { MessagingServiceOptions } from './messaging-types';

@@ -2,7 +2,8 @@ import type { StoredMessage } from '@parley/core';
 import type { AgentProfile } from '../../agents/agent-profile';
 import type { StoredDecision } from './approval-store';
 import { prepareLoop } from '../loop/loop-setup';
-import { conclude, guarded, type ModelReplyContext } from '../loop/produce-model-reply';
+import type { ModelReplyContext } from '../loop/loop-types';
+import { conclude, guarded } from '../loop/produce-model-reply';
 import { runAgentLoop } from '../loop/run-agent-loop';
 import type { ReplyStream } from '../parts/reply-stream';
 import { settlePausedStep, type LoopCheckpoint } from './pause-reply';
@@ -26,7 +27,7 @@ export async function continueModelReply(
     const setup = await prepareLoop(context, agent, userMessage);
     await settlePausedStep(context, setup, stream, progress, paused, (id) => byCall.get(id));
     const outcome = await runAgentLoop(context, setup, agent, stream, progress);
-    await conclude(context, setup, agent, stream, userMessage, progress, outcome);
+    await conclude({ context, setup, agent, stream, userMessage, progress }, outcome);
   };
   // Its own `invoke_agent` span, in the trace of the reply that paused (stored with the pause).
   const reply = { replyId: stream.replyId, continued: true };

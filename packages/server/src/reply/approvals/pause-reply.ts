@@ -1,17 +1,15 @@
 import { storableTraceContext } from '../../tracing/trace-context';
-import type { ApprovalRequest, StoredMessage } from '@parley/core';
+import type { ApprovalRequest } from '@parley/core';
 import pLimit from 'p-limit';
-import type { AgentProfile } from '../../agents/agent-profile';
-import type { ApprovalStore, Decision } from './approval-store';
-import type { LoopSetup } from '../loop/loop-setup';
-import type { ModelReplyContext } from '../loop/produce-model-reply';
-import {
-  completeStep,
-  runAgentLoop,
-  type LoopOutcome,
-  type LoopProgress,
-  type PausedStep,
-} from '../loop/run-agent-loop';
+import type { Decision } from './approval-store';
+import type {
+  LoopProgress,
+  LoopRun,
+  LoopSetup,
+  ModelReplyContext,
+  PausedStep,
+} from '../loop/loop-types';
+import { completeStep } from '../loop/run-agent-loop';
 import type { ReplyStream } from '../parts/reply-stream';
 import {
   runToolCall,
@@ -20,13 +18,6 @@ import {
   type ToolRunContext,
 } from '../tools/run-tool-call';
 import { assembleStep, shownInput, writeResult } from '../tools/run-tool-step';
-
-/** Where paused replies are kept, and how long a request waits. */
-export interface ReplyPauses {
-  store: ApprovalStore;
-  /** How long an approval request waits for a decision before the call is refused. */
-  timeoutMs: number;
-}
 
 /** What a paused reply stores of its loop: its progress and the step that waits. */
 export interface LoopCheckpoint {
@@ -42,18 +33,12 @@ export interface CallDecision {
 
 /**
  * Pauses a reply whose step waits for approvals: stores its parts and loop state, then ends its stream with
- * `reply-pause` (the channel is free; any process continues it once every request is decided). Without a store
- * for pauses, the waiting calls are refused and the loop goes on: the outcome it comes to is returned.
+ * `reply-pause` (the channel is free; any process continues it once every request is decided): `'paused'`.
+ * Without a store for pauses, the waiting calls are refused and their step completed: `'refused'`, and the
+ * caller's loop goes on.
  */
-export async function pauseReply(
-  context: ModelReplyContext,
-  setup: LoopSetup,
-  agent: AgentProfile,
-  stream: ReplyStream,
-  userMessage: StoredMessage,
-  progress: LoopProgress,
-  paused: PausedStep,
-): Promise<LoopOutcome | undefined> {
+export async function pauseReply(run: LoopRun, paused: PausedStep): Promise<'paused' | 'refused'> {
+  const { context, setup, agent, stream, userMessage, progress } = run;
   const { pauses, signal } = context;
   if (!pauses) {
     const refusal: CallDecision = { decision: 'denied', reason: null };
@@ -61,7 +46,7 @@ export async function pauseReply(
       ...refusal,
       reason: 'This server cannot ask a person for approval; the call did not run',
     }));
-    return runAgentLoop(context, setup, agent, stream, progress);
+    return 'refused';
   }
   const requests: ApprovalRequest[] = [];
   for (const part of stream.parts) {
@@ -100,7 +85,7 @@ export async function pauseReply(
     ],
     requests,
   });
-  return undefined;
+  return 'paused';
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AgentRegistry } from '../../agents/agent-registry';
 import { DEFAULTS } from '../../defaults';
 import { continueModelReply } from './continue-reply';
-import type { ModelReplyContext } from '../loop/produce-model-reply';
+import type { ModelReplyContext } from '../loop/loop-types';
 import type { ReplyStream } from '../parts/reply-stream';
 import type { MessageStore } from '../../storage/message-store';
 import type { ApprovalStore } from './approval-store';

@@ -1,40 +1,17 @@
 import type { StoredMessage } from '@parley/core';
-import type { Memory, State } from '@parley/plugin-sdk';
-import type { AgentAbilities, AgentAction } from '../../agents/agent-abilities';
+import type { State } from '@parley/plugin-sdk';
+import type { AgentAction } from '../../agents/agent-abilities';
 import type { AgentProfile } from '../../agents/agent-profile';
 import { composeState } from '../../agents/compose-state';
 import { withAttachments } from '../../attachments/model-attachments';
 import { toMemory } from '../../agents/to-memory';
-import type { RecallSource } from '../../memory/recall';
 import { runRecallers } from '../../memory/run-recallers';
 import { buildSystemPrompt } from './build-prompt';
 import { contextAction, READ_CONTEXT } from './context-action';
 import type { ToolRunContext } from '../tools/run-tool-call';
-import { loopLimitsFor, secretsOf, type AgentLoopLimits } from './loop-limits';
+import { loopLimitsFor, secretsOf } from './loop-limits';
 import { offeredActions } from './offered-actions';
-import type { ModelReplyContext } from './produce-model-reply';
-
-/** What every step of one reply's loop reads: the history, the agent's abilities, bounds and offered actions. */
-export interface LoopSetup {
-  history: StoredMessage[];
-  /** Absent for an agent that only talks. */
-  abilities: AgentAbilities | undefined;
-  limits: AgentLoopLimits;
-  /** The message being answered, as actions see it. */
-  message: Memory;
-  /** A new state for each model call (a handler may change the one it is given). */
-  compose: () => Promise<State>;
-  /** The actions offered for the message. */
-  actions: AgentAction[];
-  /** What running a call needs, for the state of its step. */
-  toolContext: (state: State, offered: readonly AgentAction[]) => ToolRunContext;
-  /** The running summary of the channel's turns before `history` (none: the whole channel is in it). */
-  summary?: string;
-  /** The character's system prompt, as counted against the prompt's token budget. */
-  systemPrompt: string;
-  /** What the recallers used (knowledge, facts), recorded on the stored reply as `raw_message.sources`. */
-  sources: RecallSource[];
-}
+import type { LoopSetup, ModelReplyContext } from './loop-types';
 
 /** Reads what a reply's loop needs: the channel's recent history, the agent's offered actions and bounds. */
 export async function prepareLoop(

@@ -1,85 +1,16 @@
-import type { AttachmentStore } from '../../attachments/attachment-store';
 import type { StoredMessage } from '@parley/core';
-import type { Content, Memory } from '@parley/plugin-sdk';
-import type { Logger } from 'pino';
-import type { AgentAbilities } from '../../agents/agent-abilities';
 import type { AgentProfile } from '../../agents/agent-profile';
 import { toMemory } from '../../agents/to-memory';
-import type { ModelProvider } from '../../models/model-provider';
-import type { ConversationWindows } from '../../memory/summary/conversation-window';
-import type { Recaller } from '../../memory/recall';
-import type { MessageStore } from '../../storage/message-store';
-import type { ReplyTelemetry } from '../../tracing/reply-telemetry';
-import { pauseReply, type ReplyPauses } from '../approvals/pause-reply';
+import { pauseReply } from '../approvals/pause-reply';
 import type { ReplyStream } from '../parts/reply-stream';
 import { fitForStorage } from '../tools/storable-records';
-import type { AgentLoopLimits } from './loop-limits';
-import { prepareLoop, type LoopSetup } from './loop-setup';
+import { prepareLoop } from './loop-setup';
+import type { LoopOutcome, LoopRun, ModelReplyContext } from './loop-types';
 import type { ModelStepResult } from './model-step';
-import type { ReplyExtractor } from './reply-extractor';
 import { toReplyError } from './reply-failure';
-import { freshProgress, runAgentLoop, type LoopOutcome, type LoopProgress } from './run-agent-loop';
+import { freshProgress, runAgentLoop } from './run-agent-loop';
 import { runEvaluators } from './run-evaluators';
 import { namedCalls } from './step-calls';
-
-/** Work after a stored reply to `message`, queued off the reply's path (see `ModelReplyContext.afterReply`). */
-export type AfterReply = (
-  agent: AgentProfile,
-  message: StoredMessage,
-  reply: StoredMessage,
-) => void;
-
-/** What producing a model reply needs. */
-export interface ModelReplyContext {
-  store: MessageStore;
-  model: ModelProvider;
-  logger: Logger;
-  /** How many earlier messages of the channel the model sees. */
-  historyLimit: number;
-  createExtractor: () => ReplyExtractor;
-  /**
-   * The reply's own signal (its controller in the reply registry, which a stop of the server aborts): the reply
-   * then ends with an error part.
-   */
-  signal: AbortSignal;
-  /** What an agent can do: its actions, providers and evaluators (none: it only talks). */
-  abilitiesOf?: (agentId: string) => AgentAbilities | undefined;
-  /** The server's loop bounds; each agent's character may override them. */
-  loopLimits: AgentLoopLimits;
-  /** Posts content into the channel as the agent, in answer to `inReplyTo` (an action's `callback`). */
-  postAsAgent?: (
-    agent: AgentProfile,
-    content: Content,
-    inReplyTo: StoredMessage,
-  ) => Promise<Memory[]>;
-  /** Values no tool result may show besides each agent's own secrets (the server's keys). */
-  serverSecrets?: readonly string[];
-  /** Uploaded files: the model reads those its history's messages list (`metadata.attachments`). */
-  attachments?: AttachmentStore;
-  /**
-   * Where a reply that waits for approvals is stored. Without it, a call that needs approval is refused (the
-   * model is told).
-   */
-  pauses?: ReplyPauses;
-  /** Spans and metrics of the reply, its model calls and tool calls (default: none). */
-  telemetry?: ReplyTelemetry;
-  /**
-   * Called at once before the reply is stored: from then on a cancel answers CONFLICT and the reply stands (a
-   * cancel before it stored nothing). Without it, a cancel during the store would end a reply that is stored.
-   */
-  beginStore?: (replyId: string) => void;
-  /** The receipt id of a stored reply, when the server signs receipts (undefined: none). */
-  receiptIdOf?: (messageId: string) => string | undefined;
-  /** Keeps the prompt within its token budget, older turns in a running summary (none: the last messages). */
-  conversation?: ConversationWindows;
-  /**
-   * Called once a reply is stored (facts about the speaker are extracted): each queues its work off the reply's
-   * path and returns at once; none may throw.
-   */
-  afterReply?: readonly AfterReply[];
-  /** What each reply recalls into its `# Context` (knowledge, facts about the speaker); none: nothing runs. */
-  recallers?: readonly Recaller[];
-}
 
 /**
  * Has `agent` answer `userMessage` into `stream`, as a bounded loop ({@link runAgentLoop}): the model answers and
@@ -108,7 +39,7 @@ export async function produceModelReply(
     const setup = await prepareLoop(context, agent, userMessage);
     const progress = freshProgress();
     const outcome = await runAgentLoop(context, setup, agent, stream, progress);
-    await conclude(context, setup, agent, stream, userMessage, progress, outcome);
+    await conclude({ context, setup, agent, stream, userMessage, progress }, outcome);
   };
   await guarded(context, stream, agent, userMessage, () =>
     context.telemetry ? context.telemetry.invokeAgent(agent, channelId, work, { replyId }) : work(),
@@ -140,30 +71,19 @@ export async function guarded(
   }
 }
 
-/** Ends a loop's run: the reply is stored (or deliberately empty), or it pauses for its approval requests. */
-export async function conclude(
-  context: ModelReplyContext,
-  setup: LoopSetup,
-  agent: AgentProfile,
-  stream: ReplyStream,
-  userMessage: StoredMessage,
-  progress: LoopProgress,
-  outcome: LoopOutcome,
-): Promise<void> {
+/**
+ * Ends a loop's run: the reply is stored (or deliberately empty), or it pauses for its approval requests. When it
+ * cannot pause (no store for pauses), the waiting calls were refused and the loop goes on, to its own end.
+ */
+export async function conclude(run: LoopRun, outcome: LoopOutcome): Promise<void> {
   if (outcome.kind === 'paused') {
-    const next = await pauseReply(
-      context,
-      setup,
-      agent,
-      stream,
-      userMessage,
-      progress,
-      outcome.paused,
-    );
-    if (next) await conclude(context, setup, agent, stream, userMessage, progress, next);
+    if ((await pauseReply(run, outcome.paused)) === 'refused') {
+      const { context, setup, agent, stream, progress } = run;
+      await conclude(run, await runAgentLoop(context, setup, agent, stream, progress));
+    }
     return;
   }
-  await finishReply(context, setup, agent, stream, userMessage, progress, outcome.last);
+  await finishReply(run, outcome.last);
 }
 
 /**
@@ -171,12 +91,7 @@ export async function conclude(
  * step bound and the model was asked to answer without them) is not dropped as "ignored": the reply says which
  * were not run and why, after the model's text, and is stored as a reply. IGNORE and NONE still mean silence.
  */
-function explainUnrunActions(
-  setup: LoopSetup,
-  stream: ReplyStream,
-  progress: LoopProgress,
-  last: ModelStepResult,
-): void {
+function explainUnrunActions({ setup, stream, progress }: LoopRun, last: ModelStepResult): void {
   const named = namedCalls(last.actions);
   const silent = last.actions.some((name) => ['IGNORE', 'NONE'].includes(name.toUpperCase()));
   if (named.length === 0 || silent) return;
@@ -205,15 +120,8 @@ function withReceiptId(context: ModelReplyContext, messageId: string): { receipt
 }
 
 /** Stores the reply the model ended with, and runs evaluators; or ends it empty when the model chose so. */
-async function finishReply(
-  context: ModelReplyContext,
-  setup: LoopSetup,
-  agent: AgentProfile,
-  stream: ReplyStream,
-  userMessage: StoredMessage,
-  progress: LoopProgress,
-  last: ModelStepResult,
-): Promise<void> {
+async function finishReply(run: LoopRun, last: ModelStepResult): Promise<void> {
+  const { context, setup, agent, stream, userMessage, progress } = run;
   const { store, logger, signal } = context;
   const { replyId, channelId } = stream;
   const { abilities, limits, message } = setup;
@@ -222,7 +130,7 @@ async function finishReply(
   // Cancelled while the last piece came: nothing of a cancelled reply is stored.
   signal.throwIfAborted();
   const { thought } = last;
-  explainUnrunActions(setup, stream, progress, last);
+  explainUnrunActions(run, last);
   const { text } = progress;
   const replied = text.trim() !== '' && (records.length > 0 || last.actions.includes('REPLY'));
   const actionsTaken = [...ran, ...(replied ? ['REPLY'] : [])];

@@ -1,46 +1,13 @@
-import { MAX_TOOL_CALLS_PER_REPLY, type ToolCallRecord } from '@parley/core';
+import { MAX_TOOL_CALLS_PER_REPLY } from '@parley/core';
 import type { AgentProfile } from '../../agents/agent-profile';
-import type { ModelMessage } from '../../models/model-provider';
 import { needsApproval } from '../approvals/needs-approval';
 import type { ReplyStream } from '../parts/reply-stream';
-import type { ToolCallOutcome, ToolCallRequest } from '../tools/run-tool-call';
 import { runToolStep, type ToolStepResult } from '../tools/run-tool-step';
 import { buildPrompt } from './build-prompt';
 import { ChunkCoalescer } from './chunk-coalescer';
-import type { LoopSetup } from './loop-setup';
-import { runModelStep, type ModelStepResult } from './model-step';
-import type { ModelReplyContext } from './produce-model-reply';
+import type { LoopOutcome, LoopProgress, LoopSetup, ModelReplyContext } from './loop-types';
+import { runModelStep } from './model-step';
 import { callsOf, toModelTool } from './step-calls';
-
-/** Where a reply's loop stands: what it has said and done. Plain JSON: a paused reply stores it. */
-export interface LoopProgress {
-  /** The reply's text exactly as streamed (separators included), so that a resume from storage lines up. */
-  text: string;
-  /** The next text delta's index. */
-  index: number;
-  /** The model turns after the prompt: its calls and their results. */
-  steps: ModelMessage[];
-  records: ToolCallRecord[];
-  /** The declared names of the actions that ran, in call order. */
-  ran: string[];
-  /** The next step's number. */
-  step: number;
-  /** The next step is the last: the model is asked to answer without tools. */
-  lastStepNext: boolean;
-}
-
-/** A step that waits for approvals: the model's turn, and each call's outcome (null while it waits). */
-export interface PausedStep {
-  step: number;
-  /** The model's text in that step. */
-  content: string;
-  calls: ToolCallRequest[];
-  outcomes: (ToolCallOutcome | null)[];
-}
-
-/** How a loop ended: the model answered without calls, or a step waits for approvals. */
-export type LoopOutcome =
-  { kind: 'answered'; last: ModelStepResult } | { kind: 'paused'; paused: PausedStep };
 
 /** A new reply's progress. */
 export const freshProgress = (): LoopProgress => ({
