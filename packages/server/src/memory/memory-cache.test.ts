@@ -105,6 +105,9 @@ describe('the cached exact search kept up to date by writes (issue 37)', () => {
       { agentId, tableName: TABLE, count: 30, roomId: 'room-b', threshold: -1 },
       { agentId, tableName: TABLE, count: 30, entityId: 'ada', worldId: 'w1', threshold: -1 },
       { agentId, tableName: TABLE, count: 30, unique: true, threshold: -1 },
+      // Hybrid: the full-text ranking fused with the vector one (every text has "memory", some the digits).
+      { agentId, tableName: TABLE, count: 20, query: 'memory 0.5' },
+      { agentId, tableName: TABLE, count: 10, query: 'memory', roomId: 'room-a', threshold: -1 },
     ];
     const answer = async (on: SqlMemoryStore, embedding: number[]) =>
       Promise.all(

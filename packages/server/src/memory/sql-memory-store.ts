@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { wordsOf } from '../models/embeddings/hash-embeddings';
 import type { DatabaseSchema } from '../storage/schema';
-import { VectorCache, type CacheRow } from './vector-cache';
+import { VectorCache, type CacheRow, type VectorTable } from './vector-cache';
 import type {
   CachedEmbeddingQuery,
   MemoryFilter,
@@ -109,6 +109,26 @@ const tsQuery = (text: string) => sql`to_tsquery('simple', coalesce((
     SELECT word FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS word
     WHERE NOT (word = ANY(${STOP_LIST}::text[])) AND (length(word) > 2 OR word ~ '[0-9]')
     LIMIT ${MAX_QUERY_WORDS}) AS words), ''))`;
+
+/**
+ * Reciprocal rank fusion of the two rankings. Words first: at equal scores, a memory that has the query's words
+ * (a name, a code) comes before one that only has a near vector; the sort is stable.
+ */
+function fuse(byWords: readonly Row[], byVector: readonly Row[], count: number): MemoryRecord[] {
+  const fused = new Map<string, { row: Row; score: number }>();
+  const add = (rows: readonly Row[]) =>
+    rows.forEach((row, rank) => {
+      const entry = fused.get(row.id) ?? { row, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(row.id, entry);
+    });
+  add(byWords);
+  add(byVector);
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score)
+    .slice(0, count)
+    .map(({ row }) => toRecord(row));
+}
 
 /** How many of a person's small reads are kept (each at most {@link PERSON_READ_ROWS} rows without vectors). */
 const PERSON_READS = 2_000;
@@ -391,26 +411,60 @@ export class SqlMemoryStore implements MemoryStore {
     // Each ranking's pool: enough that fusion can lift a memory the other ranking found.
     const pool = Math.max(count * 2, 20);
     const where = this.where(search);
+    const { cache } = this.options;
+    if (embedding && query && cache && this.options.vectorSearch() === 'exact') {
+      const { byWords, byVector } = await this.cachedHybridHits(cache, search, where, {
+        embedding,
+        threshold,
+        query,
+        pool,
+      });
+      return fuse(byWords, byVector, count);
+    }
     const byVector = embedding
       ? await this.vectorHits(search, where, embedding, threshold, query ? pool : count)
       : [];
     if (!query) return byVector.map(toRecord);
     const byWords = await this.textHits(where, query, pool, embedding);
-    const fused = new Map<string, { row: Row; score: number }>();
-    const add = (rows: Row[]) =>
-      rows.forEach((row, rank) => {
-        const entry = fused.get(row.id) ?? { row, score: 0 };
-        entry.score += 1 / (RRF_K + rank + 1);
-        fused.set(row.id, entry);
-      });
-    // Words first: at equal scores, a memory that has the query's words (a name, a code) comes before one that
-    // only has a near vector; the sort is stable.
-    add(byWords);
-    add(byVector);
-    return [...fused.values()]
-      .sort((a, b) => b.score - a.score)
-      .slice(0, count)
-      .map(({ row }) => toRecord(row));
+    return fuse(byWords, byVector, count);
+  }
+
+  /**
+   * Both rankings of a hybrid search on the cached exact search, in one statement: the vector ranking is computed
+   * in memory, and one query reads its rows together with the full-text ranking's (whose similarity the cache
+   * gives), instead of a read by ids and a second query that sent the vector to the database as text.
+   */
+  private async cachedHybridHits(
+    cache: VectorCache,
+    filter: MemoryFilter,
+    where: RawBuilder<unknown>,
+    search: { embedding: readonly number[]; threshold: number; query: string; pool: number },
+  ): Promise<{ byWords: Row[]; byVector: Row[] }> {
+    const { embedding, pool } = search;
+    const table = await this.cachedTable(cache, filter, embedding.length);
+    const top = cache.search(table, embedding, filter, search.threshold, pool);
+    const { rows } = await sql<Row & { rank: number | null }>`
+      WITH q AS (SELECT ${tsQuery(search.query)} AS query),
+      words AS (
+        SELECT m.id, ts_rank(m.text_search, q.query) AS rank FROM memories m, q
+        WHERE ${where} AND m.text_search @@ q.query
+        ORDER BY rank DESC, m.id LIMIT ${pool})
+      SELECT ${this.columns(true)}, words.rank AS rank
+      FROM memories m LEFT JOIN words ON words.id = m.id
+      WHERE m.id IN (SELECT unnest(${top.map((hit) => hit.id)}::uuid[]) UNION SELECT id FROM words)`.execute(
+      this.db,
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    // A row deleted meanwhile (another request of this process) is left out.
+    const byVector = top.flatMap((hit) => {
+      const row = byId.get(hit.id);
+      return row ? [{ ...row, similarity: hit.similarity }] : [];
+    });
+    const byWords = rows
+      .filter((row) => row.rank !== null)
+      .sort((a, b) => b.rank! - a.rank! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((row) => ({ ...row, similarity: cache.similarityOf(table, embedding, row.id) ?? 0 }));
+    return { byWords, byVector };
   }
 
   /** The cosine similarity of `m.embedding` to the query vector, as the chosen search computes it. */
@@ -450,6 +504,23 @@ export class SqlMemoryStore implements MemoryStore {
     return rows;
   }
 
+  /** The agent's table of vectors of `dimensions`, read into the cache at its first search. */
+  private cachedTable(
+    cache: VectorCache,
+    filter: MemoryFilter,
+    dimensions: number,
+  ): Promise<VectorTable> {
+    const agentId = checkUuid(filter.agentId, 'agentId');
+    const tableName = checkTableName(filter.tableName);
+    return cache.ensure(VectorCache.key(agentId, tableName, dimensions), dimensions, async () => {
+      const { rows } = await sql<CacheRow>`
+        SELECT id, room_id, entity_id, world_id, is_unique, embedding::text AS embedding FROM memories
+        WHERE agent_id = ${agentId} AND table_name = ${tableName}
+          AND dimensions = ${sql.raw(String(dimensions))}`.execute(this.db);
+      return rows;
+    });
+  }
+
   /** The exact search over the agent's table read once into memory (see {@link VectorCache}). */
   private async cachedVectorHits(
     cache: VectorCache,
@@ -458,16 +529,7 @@ export class SqlMemoryStore implements MemoryStore {
     threshold: number,
     limit: number,
   ): Promise<Row[]> {
-    const agentId = checkUuid(filter.agentId, 'agentId');
-    const tableName = checkTableName(filter.tableName);
-    const key = VectorCache.key(agentId, tableName, embedding.length);
-    const table = await cache.ensure(key, embedding.length, async () => {
-      const { rows } = await sql<CacheRow>`
-        SELECT id, room_id, entity_id, world_id, is_unique, embedding::text AS embedding FROM memories
-        WHERE agent_id = ${agentId} AND table_name = ${tableName}
-          AND dimensions = ${sql.raw(String(embedding.length))}`.execute(this.db);
-      return rows;
-    });
+    const table = await this.cachedTable(cache, filter, embedding.length);
     const top = cache.search(table, embedding, filter, threshold, limit);
     if (top.length === 0) return [];
     const { rows } = await sql<Row>`

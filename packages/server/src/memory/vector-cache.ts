@@ -169,11 +169,8 @@ export class VectorCache {
     threshold: number,
     limit: number,
   ): { id: string; similarity: number }[] {
-    const { dimensions, vectors, norms, ids, length } = table;
-    const q = Float64Array.from(query, (value) => Math.fround(value));
-    let queryNorm = 0;
-    for (const value of q) queryNorm += value * value;
-    queryNorm = Math.sqrt(queryNorm);
+    const { ids, length } = table;
+    const q = queryOf(query);
     const top: { id: string; similarity: number }[] = [];
     const better = (a: { id: string; similarity: number }, b: { id: string; similarity: number }) =>
       a.similarity > b.similarity || (a.similarity === b.similarity && a.id < b.id);
@@ -184,13 +181,9 @@ export class VectorCache {
       if (filter.entityId !== undefined && table.entities[row] !== filter.entityId) continue;
       if (filter.worldId !== undefined && table.worlds[row] !== filter.worldId) continue;
       if (filter.unique !== undefined && table.uniques[row] !== filter.unique) continue;
-      const denominator = norms[row]! * queryNorm;
-      if (denominator === 0) continue;
-      const offset = row * dimensions;
-      let dot = 0;
-      for (let item = 0; item < dimensions; item += 1) dot += vectors[offset + item]! * q[item]!;
-      const candidate = { id, similarity: dot / denominator };
-      if (candidate.similarity < threshold) continue;
+      const similarity = cosineAt(table, row, q);
+      if (similarity === undefined || similarity < threshold) continue;
+      const candidate = { id, similarity };
       if (top.length === limit && !better(candidate, top[top.length - 1]!)) continue;
       let at = top.length;
       while (at > 0 && better(candidate, top[at - 1]!)) at -= 1;
@@ -199,6 +192,35 @@ export class VectorCache {
     }
     return top;
   }
+
+  /** The cosine similarity of the live row `id` to `query`, as {@link search} computes it; none without its vector. */
+  similarityOf(table: VectorTable, query: readonly number[], id: string): number | undefined {
+    const slot = table.slots.get(id);
+    return slot === undefined ? undefined : cosineAt(table, slot, queryOf(query));
+  }
+}
+
+/** A query vector as the rows are held (float4 values in float64 arithmetic), with its norm. */
+function queryOf(query: readonly number[]): { values: Float64Array; norm: number } {
+  const values = Float64Array.from(query, (value) => Math.fround(value));
+  let norm = 0;
+  for (const value of values) norm += value * value;
+  return { values, norm: Math.sqrt(norm) };
+}
+
+/** The cosine of the row in `slot` and the query; none when either is a zero vector. */
+function cosineAt(
+  { dimensions, vectors, norms }: CachedTable,
+  slot: number,
+  query: { values: Float64Array; norm: number },
+): number | undefined {
+  const denominator = norms[slot]! * query.norm;
+  if (denominator === 0) return undefined;
+  const offset = slot * dimensions;
+  let dot = 0;
+  for (let item = 0; item < dimensions; item += 1)
+    dot += vectors[offset + item]! * query.values[item]!;
+  return dot / denominator;
 }
 
 /** A table read from the database. */
