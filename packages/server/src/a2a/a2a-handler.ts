@@ -41,7 +41,7 @@ import type { AppEnv } from '../http/app-env';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
 import { followReply } from '../openai/reply-content';
-import type { ReplyFinalPart } from '../reply/parts/reply-part';
+import { isFinalPart, type ReplyFinalPart } from '../reply/parts/reply-part';
 import type { ReplyStream } from '../reply/parts/reply-stream';
 import { A2A_TASK_TABLE } from './a2a-task-migration';
 import {
@@ -248,23 +248,34 @@ class ReplyExecutor implements AgentExecutor {
       const stream = await this.context.messaging.openReply(replyId, channelId);
       const final = await new Promise<ReplyFinalPart>((resolve) => {
         const stop = stream.subscribe((part) => {
-          if (part.type === 'reply-end' || part.type === 'error' || part.type === 'reply-pause') {
+          if (isFinalPart(part)) {
             queueMicrotask(() => stop());
             resolve(part);
           }
         });
       });
-      // Paused again (another call to approve): the task stays input-required (not followed further).
-      if (final.type === 'reply-pause') return;
+      let state: TaskState;
+      let text: string;
+      switch (final.type) {
+        case 'reply-pause':
+          // Paused again (another call to approve): the task stays input-required (not followed further).
+          return;
+        case 'reply-end':
+          state = TaskState.TASK_STATE_COMPLETED;
+          text = final.text;
+          break;
+        case 'error':
+          state =
+            final.code === 'CANCELLED'
+              ? TaskState.TASK_STATE_CANCELED
+              : TaskState.TASK_STATE_FAILED;
+          text = final.message;
+          break;
+        default:
+          return final satisfies never;
+      }
       const task = await this.tasks.load(taskId, call);
       if (!task) return;
-      const state =
-        final.type === 'reply-end'
-          ? TaskState.TASK_STATE_COMPLETED
-          : final.code === 'CANCELLED'
-            ? TaskState.TASK_STATE_CANCELED
-            : TaskState.TASK_STATE_FAILED;
-      const text = final.type === 'reply-end' ? final.text : final.message;
       task.status = { state, message: agentMessage(taskId, contextId, text), timestamp: now() };
       await this.tasks.save(task, call);
     } catch {
@@ -412,18 +423,27 @@ class ReplyExecutor implements AgentExecutor {
           first = false;
         },
         end: (final) => {
-          if (
-            this.#canceled.has(taskId) ||
-            (final.type === 'error' && final.code === 'CANCELLED')
-          ) {
+          if (this.#canceled.has(taskId)) {
             bus.publish(status(TaskState.TASK_STATE_CANCELED));
-          } else if (final.type === 'error') {
-            bus.publish(status(TaskState.TASK_STATE_FAILED, final.message));
-          } else if (final.type === 'reply-pause') {
-            bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
-            void this.#followAfterPause(call, taskId, contextId, reply.replyId, channelId);
           } else {
-            bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
+            switch (final.type) {
+              case 'error':
+                bus.publish(
+                  final.code === 'CANCELLED'
+                    ? status(TaskState.TASK_STATE_CANCELED)
+                    : status(TaskState.TASK_STATE_FAILED, final.message),
+                );
+                break;
+              case 'reply-pause':
+                bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, content));
+                void this.#followAfterPause(call, taskId, contextId, reply.replyId, channelId);
+                break;
+              case 'reply-end':
+                bus.publish(status(TaskState.TASK_STATE_COMPLETED, content));
+                break;
+              default:
+                final satisfies never;
+            }
           }
           this.#replies.delete(taskId);
           this.#canceled.delete(taskId);

@@ -3,20 +3,19 @@ import { requestPerson } from '../identity/channel-access';
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { idempotencyKey } from '../http/idempotency-key';
-import { waitForEnd } from '../http/reply-events';
 import { createSseStream } from '../http/sse-stream';
 import {
   CHANNEL_HEADER,
   REPLY_HEADER,
   type OpenAIFaceContext,
-  cancelOnAbort,
   channelFromHeader,
   startConversation,
+  streamAnswer,
   usageOf,
+  wholeContent,
 } from './openai-conversation';
 import { toOpenAIErrorBody } from './openai-errors';
 import { type ChatCompletionRequest, readMessages } from './openai-schemas';
-import { followReply } from './reply-content';
 
 /** A chat completion's id: the reply's, so the two can be matched. */
 export const completionId = (replyId: string): string => `chatcmpl-${replyId}`;
@@ -65,37 +64,26 @@ export async function chatCompletions(
   const headers = { [CHANNEL_HEADER]: channelId, [REPLY_HEADER]: reply.replyId };
 
   if (!stream) {
-    let content = '';
-    const stopFollowing = followReply(reply, {
-      text: (piece) => (content += piece),
-      end: () => undefined,
-    });
-    const stopCancel = cancelOnAbort(context.messaging, reply, c.req.raw.signal);
-    try {
-      await waitForEnd(reply, context.syncTimeoutMs);
-      return c.json(
-        {
-          id,
-          object: 'chat.completion',
-          created,
-          model,
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content, refusal: null },
-              logprobs: null,
-              finish_reason: FINISH_REASON,
-            },
-          ],
-          usage: usageBody(usageOf(reply, text, content)),
-        },
-        200,
-        headers,
-      );
-    } finally {
-      stopCancel();
-      stopFollowing();
-    }
+    const content = await wholeContent(context, reply, c.req.raw.signal);
+    return c.json(
+      {
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null },
+            logprobs: null,
+            finish_reason: FINISH_REASON,
+          },
+        ],
+        usage: usageBody(usageOf(reply, text, content)),
+      },
+      200,
+      headers,
+    );
   }
 
   const sse = createSseStream(context.sseKeepAliveMs);
@@ -108,37 +96,27 @@ export async function chatCompletions(
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
   const includeUsage = body.stream_options?.include_usage === true;
-  let content = '';
   sse.sendData(chunk({ role: 'assistant', content: '' }, null));
-  const stopCancel = cancelOnAbort(context.messaging, reply, sse.signal);
-  const stopFollowing = followReply(reply, {
-    text: (piece) => {
-      content += piece;
-      sse.sendData(chunk({ content: piece }, null));
-    },
-    end: (final) => {
-      stopCancel();
-      if (final.type === 'error') {
-        // The answer has begun: the failure goes as OpenAI's streamed error, which its clients raise.
-        sse.sendData(toOpenAIErrorBody(new ParleyError(final.code, final.message)));
-        sse.close();
-        return;
-      }
-      sse.sendData(chunk({}, FINISH_REASON));
-      if (includeUsage) {
-        sse.sendData({
-          id,
-          object: 'chat.completion.chunk',
-          created,
-          model,
-          choices: [],
-          usage: usageBody(usageOf(reply, text, content)),
-        });
-      }
-      sse.sendData('[DONE]');
-      sse.close();
-    },
+  const finish = (content: string) => {
+    sse.sendData(chunk({}, FINISH_REASON));
+    if (includeUsage) {
+      sse.sendData({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: [],
+        usage: usageBody(usageOf(reply, text, content)),
+      });
+    }
+    sse.sendData('[DONE]');
+  };
+  streamAnswer(context, reply, sse, {
+    text: (piece) => sse.sendData(chunk({ content: piece }, null)),
+    // The answer has begun: the failure goes as OpenAI's streamed error, which its clients raise.
+    error: (final) => sse.sendData(toOpenAIErrorBody(new ParleyError(final.code, final.message))),
+    'reply-end': (_end, content) => finish(content),
+    'reply-pause': (_pause, content) => finish(content),
   });
-  sse.signal.addEventListener('abort', stopFollowing, { once: true });
   return sse.response;
 }

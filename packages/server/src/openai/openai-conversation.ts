@@ -12,7 +12,11 @@ import {
 import type { AgentProfile } from '../agents/agent-profile';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { MessagingService } from '../messaging/messaging-service';
+import type { ReplyFinalPart } from '../reply/parts/reply-part';
 import type { ReplyStream } from '../reply/parts/reply-stream';
+import type { SseStream } from '../http/sse-stream';
+import { waitForEnd } from '../http/reply-events';
+import { followReply } from './reply-content';
 import { openAIError } from './openai-errors';
 
 /** The header that names (in a request) and tells (in every answer) the channel a conversation is held in. */
@@ -216,6 +220,68 @@ export function cancelOnAbort(
   }
   signal.addEventListener('abort', cancel, { once: true });
   return () => signal.removeEventListener('abort', cancel);
+}
+
+/**
+ * The content of a reply answered in one body, once the reply ended (as `followReply` reads it; a failure is
+ * thrown, as `waitForEnd` throws it). Closing the connection (`signal`) cancels the reply.
+ */
+export async function wholeContent(
+  context: OpenAIFaceContext,
+  reply: ReplyStream,
+  signal: AbortSignal,
+): Promise<string> {
+  let content = '';
+  const stopFollowing = followReply(reply, {
+    text: (piece) => (content += piece),
+    end: () => undefined,
+  });
+  const stopCancel = cancelOnAbort(context.messaging, reply, signal);
+  try {
+    await waitForEnd(reply, context.syncTimeoutMs);
+    return content;
+  } finally {
+    stopCancel();
+    stopFollowing();
+  }
+}
+
+/**
+ * What a streamed answer writes: each piece of the reply's content as it comes, then the reply's end, by the
+ * type of its last part (a handler for each: a new way to end fails to compile until it is answered), given the
+ * whole content.
+ */
+export type StreamedAnswer = { text: (piece: string) => void } & {
+  [Type in ReplyFinalPart['type']]: (
+    part: Extract<ReplyFinalPart, { type: Type }>,
+    content: string,
+  ) => void;
+};
+
+/**
+ * Streams a reply into `sse` as `answer` writes it (its content as `followReply` reads it), then closes the
+ * stream. Closing the connection cancels the reply and stops following it.
+ */
+export function streamAnswer(
+  context: OpenAIFaceContext,
+  reply: ReplyStream,
+  sse: SseStream,
+  answer: StreamedAnswer,
+): void {
+  let content = '';
+  const stopCancel = cancelOnAbort(context.messaging, reply, sse.signal);
+  const stopFollowing = followReply(reply, {
+    text: (piece) => {
+      content += piece;
+      answer.text(piece);
+    },
+    end: (final) => {
+      stopCancel();
+      (answer[final.type] as (part: ReplyFinalPart, content: string) => void)(final, content);
+      sse.close();
+    },
+  });
+  sse.signal.addEventListener('abort', stopFollowing, { once: true });
 }
 
 /** Token counts of an answer: the model's reported counts, else estimated (4 characters a token). */

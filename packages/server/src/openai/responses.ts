@@ -3,7 +3,6 @@ import { requestPerson } from '../identity/channel-access';
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { idempotencyKey } from '../http/idempotency-key';
-import { waitForEnd } from '../http/reply-events';
 import { createSseStream } from '../http/sse-stream';
 import type { MessagingService } from '../messaging/messaging-service';
 import {
@@ -11,14 +10,14 @@ import {
   REPLY_HEADER,
   type OpenAIFaceContext,
   type TokenUsage,
-  cancelOnAbort,
   channelFromHeader,
   startConversation,
+  streamAnswer,
   usageOf,
+  wholeContent,
 } from './openai-conversation';
 import { openAIError, toOpenAIErrorBody } from './openai-errors';
 import { type ResponsesRequest, readMessages } from './openai-schemas';
-import { followReply } from './reply-content';
 
 const hex = (uuid: string) => uuid.replaceAll('-', '');
 
@@ -162,20 +161,9 @@ export async function createResponse(
   const headers = { [CHANNEL_HEADER]: started.channelId, [REPLY_HEADER]: reply.replyId };
 
   if (!stream) {
-    let content = '';
-    const stopFollowing = followReply(reply, {
-      text: (piece) => (content += piece),
-      end: () => undefined,
-    });
-    const stopCancel = cancelOnAbort(context.messaging, reply, c.req.raw.signal);
-    try {
-      await waitForEnd(reply, context.syncTimeoutMs);
-      const output = { text: content, usage: usageOf(reply, text, content) };
-      return c.json(responseObject(facts, 'completed', output), 200, headers);
-    } finally {
-      stopCancel();
-      stopFollowing();
-    }
+    const content = await wholeContent(context, reply, c.req.raw.signal);
+    const output = { text: content, usage: usageOf(reply, text, content) };
+    return c.json(responseObject(facts, 'completed', output), 200, headers);
   }
 
   const sse = createSseStream(context.sseKeepAliveMs);
@@ -199,34 +187,26 @@ export async function createResponse(
     ...at,
     part: { type: 'output_text', text: '', annotations: [] },
   });
-  let content = '';
-  const stopCancel = cancelOnAbort(context.messaging, reply, sse.signal);
-  const stopFollowing = followReply(reply, {
-    text: (piece) => {
-      content += piece;
-      send('response.output_text.delta', { ...at, delta: piece, logprobs: [] });
+  const finish = (content: string) => {
+    const part = { type: 'output_text', text: content, annotations: [] };
+    send('response.output_text.done', { ...at, text: content, logprobs: [] });
+    send('response.content_part.done', { ...at, part });
+    send('response.output_item.done', {
+      output_index: 0,
+      item: { ...emptyItem, status: 'completed', content: [part] },
+    });
+    const output = { text: content, usage: usageOf(reply, text, content) };
+    send('response.completed', { response: responseObject(facts, 'completed', output) });
+  };
+  streamAnswer(context, reply, sse, {
+    text: (piece) => send('response.output_text.delta', { ...at, delta: piece, logprobs: [] }),
+    error: (final) => {
+      const { error } = toOpenAIErrorBody(new ParleyError(final.code, final.message));
+      const failure = { code: error.code ?? 'server_error', message: error.message };
+      send('response.failed', { response: responseObject(facts, 'failed', undefined, failure) });
     },
-    end: (final) => {
-      stopCancel();
-      if (final.type === 'error') {
-        const { error } = toOpenAIErrorBody(new ParleyError(final.code, final.message));
-        const failure = { code: error.code ?? 'server_error', message: error.message };
-        send('response.failed', { response: responseObject(facts, 'failed', undefined, failure) });
-        sse.close();
-        return;
-      }
-      const part = { type: 'output_text', text: content, annotations: [] };
-      send('response.output_text.done', { ...at, text: content, logprobs: [] });
-      send('response.content_part.done', { ...at, part });
-      send('response.output_item.done', {
-        output_index: 0,
-        item: { ...emptyItem, status: 'completed', content: [part] },
-      });
-      const output = { text: content, usage: usageOf(reply, text, content) };
-      send('response.completed', { response: responseObject(facts, 'completed', output) });
-      sse.close();
-    },
+    'reply-end': (_end, content) => finish(content),
+    'reply-pause': (_pause, content) => finish(content),
   });
-  sse.signal.addEventListener('abort', stopFollowing, { once: true });
   return sse.response;
 }
