@@ -25,29 +25,22 @@ export function wholeNumber(fallback: number, min: number, max = Number.MAX_SAFE
         ? 'must be a positive whole number'
         : `must be a whole number of at least ${min}`
       : `must be a whole number from ${min} to ${max}`;
-  return z.preprocess(
-    unset,
-    z.coerce
-      .number({ error: message })
-      .int({ error: message })
-      .min(min, { error: message })
-      .max(max, { error: message })
-      .default(fallback),
-  );
+  return z.preprocess(unset, wholeNumberIn(min, max, message).default(fallback));
 }
 
 /** A whole number within `min`..`max`, or unset. */
 export function optionalWholeNumber(min: number, max: number) {
   const message = `must be a whole number from ${min} to ${max}`;
-  return z.preprocess(
-    unset,
-    z.coerce
-      .number({ error: message })
-      .int({ error: message })
-      .min(min, { error: message })
-      .max(max, { error: message })
-      .optional(),
-  );
+  return z.preprocess(unset, wholeNumberIn(min, max, message).optional());
+}
+
+/** A number read from text, whole and within `min`..`max`, else `message`. */
+function wholeNumberIn(min: number, max: number, message: string) {
+  return z.coerce
+    .number({ error: message })
+    .int({ error: message })
+    .min(min, { error: message })
+    .max(max, { error: message });
 }
 
 function caseOf(values: readonly string[]) {

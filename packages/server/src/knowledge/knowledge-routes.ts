@@ -2,7 +2,11 @@ import { ParleyError, parseOrThrow, uuidSchema } from '@parley/core';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { readBodyBytes } from '../plugins/body/read-body-bytes';
-import { cleanFileName } from '../http/routes/attachment-routes';
+import {
+  cleanFileName,
+  MULTIPART_OVERHEAD,
+  readMultipartFiles,
+} from '../http/routes/attachment-routes';
 import type { AppEnv } from '../http/app-env';
 import { success } from '../http/envelope';
 import type { KnowledgeService, NewDocument } from './knowledge-service';
@@ -23,9 +27,6 @@ export const knowledgeJsonBodySchema = z
     'One document as text: `{ title, text, contentType }` (`content` is read as `text`, as elizaOS sends it).',
   );
 
-/** What a multipart body may add around its files (boundaries, part headers, a few small fields). */
-const MULTIPART_OVERHEAD = 64 * 1024;
-
 /** Who asks, when the identity module has set one: knowledge is the operator's (an admin's) to change and read. */
 function assertAdmin(c: Context<AppEnv>): void {
   const identity = (c.get as (key: string) => unknown)('identity') as
@@ -44,15 +45,12 @@ async function documentsOf(c: Context<AppEnv>, service: KnowledgeService): Promi
   const { settings } = service;
   const type = c.req.header('content-type') ?? '';
   if (/^multipart\/form-data\s*;/i.test(type)) {
-    const limit = settings.maxFilesPerRequest * settings.maxDocumentBytes + MULTIPART_OVERHEAD;
-    const bytes = await readBodyBytes(c.req.raw, limit, 'The upload');
-    let form: FormData;
-    try {
-      form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
-    } catch {
-      throw new ParleyError('BAD_REQUEST', 'The multipart body could not be read');
-    }
-    const files = [...form.values()].filter((value): value is File => typeof value !== 'string');
+    const files = await readMultipartFiles(
+      c.req.raw,
+      type,
+      settings.maxFilesPerRequest * settings.maxDocumentBytes,
+      'The upload',
+    );
     if (files.length === 0)
       throw new ParleyError(
         'BAD_REQUEST',

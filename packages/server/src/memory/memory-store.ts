@@ -1,11 +1,7 @@
 import type { Content } from '@parley/plugin-sdk';
 
-/**
- * One memory, in elizaOS's `Memory` shape plus the table it is in. `tableName` is elizaOS's: `messages`,
- * `facts`, `documents`, `fragments`, or any custom name (letters, digits, `_`, `-`, at most 64).
- */
-export interface MemoryRecord {
-  id: string;
+/** What a memory holds, stored or to store: whose it is, where it was said, and what. */
+export interface MemoryFields {
   agentId: string;
   entityId: string;
   roomId: string;
@@ -13,6 +9,14 @@ export interface MemoryRecord {
   content: Content;
   metadata?: Record<string, unknown>;
   embedding?: number[];
+}
+
+/**
+ * One memory, in elizaOS's `Memory` shape plus the table it is in. `tableName` is elizaOS's: `messages`,
+ * `facts`, `documents`, `fragments`, or any custom name (letters, digits, `_`, `-`, at most 64).
+ */
+export interface MemoryRecord extends MemoryFields {
+  id: string;
   unique: boolean;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -22,15 +26,8 @@ export interface MemoryRecord {
 }
 
 /** A memory to store: the id and time are chosen when absent. */
-export interface NewMemory {
+export interface NewMemory extends MemoryFields {
   id?: string;
-  agentId: string;
-  entityId: string;
-  roomId: string;
-  worldId?: string;
-  content: Content;
-  metadata?: Record<string, unknown>;
-  embedding?: number[];
   createdAt?: number;
 }
 

@@ -71,6 +71,21 @@ export function receiptIdOf(messageId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The newest receipt of an agent's chain in a channel (its `seq` and `hash`: the next receipt links to it). */
+const chainHead = (
+  db: Kysely<DatabaseSchema & ReceiptTables>,
+  agentId: string,
+  channelId: string,
+) =>
+  db
+    .selectFrom('receipts')
+    .select(['seq', 'hash'])
+    .where('agent_id', '=', agentId)
+    .where('channel_id', '=', channelId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+
 const registrationDigest = (registration: TeeAgent) =>
   createHash('sha256').update(canonicalJson(registration)).digest('hex');
 
@@ -364,16 +379,7 @@ export class ReceiptService {
     const agentId = signer.registration.agentId;
     let head = this.#heads.get(chain);
     if (!head) {
-      const last = await storageCall('receipt', () =>
-        this.#db
-          .selectFrom('receipts')
-          .select(['seq', 'hash'])
-          .where('agent_id', '=', agentId)
-          .where('channel_id', '=', channelId)
-          .orderBy('seq', 'desc')
-          .limit(1)
-          .executeTakeFirst(),
-      );
+      const last = await storageCall('receipt', () => chainHead(this.#db, agentId, channelId));
       head = last && { seq: last.seq, hash: last.hash };
     }
     const signed = signer.sign(this.#bodyOf(signer, channelId, entry, head, undefined));
@@ -440,14 +446,7 @@ export class ReceiptService {
         }
         const tombstone = tombstoneOf ? await tombstoneOf(trx) : entry.tombstone;
         if (tombstoneOf && !tombstone) return undefined;
-        const last = await trx
-          .selectFrom('receipts')
-          .select(['seq', 'hash'])
-          .where('agent_id', '=', agentId)
-          .where('channel_id', '=', channelId)
-          .orderBy('seq', 'desc')
-          .limit(1)
-          .executeTakeFirst();
+        const last = await chainHead(trx, agentId, channelId);
         const body = this.#bodyOf(signer, channelId, entry, last, tombstone);
         const signed = signer.sign(body);
         await trx

@@ -101,6 +101,22 @@ export function guardErrorsOf(operation: {
   return errors;
 }
 
+/**
+ * What a message that asks an agent for a reply may fail with (on the channel API and on sessions alike): the
+ * reply's own failures (the model's, a timeout, a cancel, a busy channel) besides those of the message.
+ */
+export const REPLY_ERRORS: readonly ErrorCode[] = [
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'MODEL_ERROR',
+  'UNAVAILABLE',
+  'TIMEOUT',
+  'CHANNEL_BUSY',
+  'CANCELLED',
+];
+
 /** The request headers of idempotent posts. */
 const IDEMPOTENCY_HEADER = {
   'Idempotency-Key': z
@@ -304,17 +320,7 @@ export const BUILT_IN_OPERATIONS: readonly DocumentedOperation[] = [
       },
       204: { description: 'A repeat with `Last-Event-ID`: the stream already ended there.' },
     },
-    errors: [
-      'BAD_REQUEST',
-      'NOT_FOUND',
-      'CONFLICT',
-      'RATE_LIMITED',
-      'MODEL_ERROR',
-      'UNAVAILABLE',
-      'TIMEOUT',
-      'CHANNEL_BUSY',
-      'CANCELLED',
-    ],
+    errors: REPLY_ERRORS,
   },
   {
     method: 'post',

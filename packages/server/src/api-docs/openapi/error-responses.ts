@@ -58,6 +58,29 @@ export function errorEnvelopeSchema(): JsonSchema {
  * response whose description names each of them.
  */
 export function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
+  return errorResponsesIn(codes, {
+    schemaName: ERROR_SCHEMA_NAME,
+    describe: (sharing) =>
+      sharing.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
+    retryAfter: RETRY_AFTER,
+  });
+}
+
+/** How {@link errorResponsesIn} writes a face's error responses. */
+export interface ErrorResponseStyle {
+  /** The `components.schemas` entry of the body. */
+  schemaName: string;
+  /** The description of a status's response, from the codes that share the status. */
+  describe: (sharing: readonly ErrorCode[]) => string;
+  /** The headers of 429 and 503 answers. */
+  retryAfter: Record<string, unknown>;
+}
+
+/** Error responses for `codes`, keyed by HTTP status (codes that share a status share one), in `style`. */
+export function errorResponsesIn(
+  codes: readonly ErrorCode[],
+  style: ErrorResponseStyle,
+): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const status = ERROR_CODES[code];
@@ -66,10 +89,10 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, unkn
   const responses: Record<string, unknown> = {};
   for (const [status, sharing] of byStatus) {
     responses[String(status)] = {
-      description: sharing.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
-      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+      description: style.describe(sharing),
+      ...(status === 429 || status === 503 ? { headers: style.retryAfter } : {}),
       content: {
-        'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA_NAME}` } },
+        'application/json': { schema: { $ref: `#/components/schemas/${style.schemaName}` } },
       },
     };
   }

@@ -1,9 +1,10 @@
-import { ERROR_CODES, type ErrorCode } from '@parley/core';
+import type { ErrorCode } from '@parley/core';
 import { z } from 'zod';
 import { jsonSchemaOf } from '../json-schema-of';
 import { OPENAI_PATH } from '../../openai/openai-errors';
 import { chatCompletionRequestSchema, responsesRequestSchema } from '../../openai/openai-schemas';
 import type { DocumentedOperation } from './built-in-operations';
+import { errorResponsesIn } from './error-responses';
 
 /** OpenAI's error body, which every answer under `/v1` that is not a success carries. */
 const openAIErrorSchema = z.object({
@@ -211,22 +212,10 @@ const RETRY_AFTER = {
 
 /** Error responses of a `/v1` operation, keyed by status, in OpenAI's shape. */
 export function openAIErrorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) {
-    const status = ERROR_CODES[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  const responses: Record<string, unknown> = {};
-  for (const [status, sharing] of byStatus) {
-    responses[String(status)] = {
-      description: `OpenAI's error body; Parley's ${sharing.map((code) => `\`${code}\``).join(', ')}.`,
-      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
-      content: {
-        'application/json': {
-          schema: { $ref: `#/components/schemas/${OPENAI_ERROR_SCHEMA_NAME}` },
-        },
-      },
-    };
-  }
-  return responses;
+  return errorResponsesIn(codes, {
+    schemaName: OPENAI_ERROR_SCHEMA_NAME,
+    describe: (sharing) =>
+      `OpenAI's error body; Parley's ${sharing.map((code) => `\`${code}\``).join(', ')}.`,
+    retryAfter: RETRY_AFTER,
+  });
 }

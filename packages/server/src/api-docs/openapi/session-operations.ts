@@ -2,7 +2,7 @@ import { apiSuccessSchema, channelSchema, uuidSchema } from '@parley/core';
 import { z } from 'zod';
 import { MESSAGE_SERVER_CHANNELS_LIMIT } from '../../http/routes/message-server-routes';
 import { createSessionBodySchema, sessionMessageBodySchema } from '../../sessions/session-schemas';
-import type { DocumentedOperation } from './built-in-operations';
+import { REPLY_ERRORS, type DocumentedOperation } from './built-in-operations';
 
 const agentId = { agentId: uuidSchema };
 const sessionId = { sessionId: uuidSchema };
@@ -231,17 +231,7 @@ export const SESSION_OPERATIONS: readonly DocumentedOperation[] = [
       },
       200: { description: 'With `transport: "sse"`: server-sent events.', eventStream: true },
     },
-    errors: [
-      'BAD_REQUEST',
-      'NOT_FOUND',
-      'CONFLICT',
-      'RATE_LIMITED',
-      'MODEL_ERROR',
-      'UNAVAILABLE',
-      'TIMEOUT',
-      'CHANNEL_BUSY',
-      'CANCELLED',
-    ],
+    errors: REPLY_ERRORS,
   },
   {
     ...sessions,

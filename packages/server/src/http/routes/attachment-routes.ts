@@ -13,8 +13,8 @@ export interface AttachmentRoutesOptions {
   maxBytes: number;
 }
 
-/** What a multipart body may add around its file (boundaries, part headers, a few small fields). */
-const MULTIPART_OVERHEAD = 64 * 1024;
+/** What a multipart body may add around its files (boundaries, part headers, a few small fields). */
+export const MULTIPART_OVERHEAD = 64 * 1024;
 /** Longest file name kept, in characters. */
 const MAX_NAME_LENGTH = 255;
 /** Images are shown where they are linked; every other type is a download. */
@@ -38,20 +38,33 @@ export function contentDisposition(contentType: string, name: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** Reads the one file of a multipart body; 400 when the body is not multipart or holds no file or several. */
-async function readOneFile(request: Request, maxBytes: number): Promise<File> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw new ParleyError('BAD_REQUEST', 'Send the file as multipart/form-data, in a field "file"');
-  }
-  const bytes = await readBodyBytes(request, maxBytes + MULTIPART_OVERHEAD, 'Upload');
+/**
+ * The files of a multipart body of content type `type`, read whole: at most `fileBytes` of files plus
+ * {@link MULTIPART_OVERHEAD} (413 beyond, naming `what`); 400 when it does not read as multipart.
+ */
+export async function readMultipartFiles(
+  request: Request,
+  type: string,
+  fileBytes: number,
+  what: string,
+): Promise<File[]> {
+  const bytes = await readBodyBytes(request, fileBytes + MULTIPART_OVERHEAD, what);
   let form: FormData;
   try {
     form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
   } catch {
     throw new ParleyError('BAD_REQUEST', 'The multipart body could not be read');
   }
-  const files = [...form.values()].filter((value): value is File => typeof value !== 'string');
+  return [...form.values()].filter((value): value is File => typeof value !== 'string');
+}
+
+/** Reads the one file of a multipart body; 400 when the body is not multipart or holds no file or several. */
+async function readOneFile(request: Request, maxBytes: number): Promise<File> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw new ParleyError('BAD_REQUEST', 'Send the file as multipart/form-data, in a field "file"');
+  }
+  const files = await readMultipartFiles(request, type, maxBytes, 'Upload');
   if (files.length !== 1) {
     throw new ParleyError(
       'BAD_REQUEST',
