@@ -349,6 +349,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
     sync: () => database.sync(),
     exclusive: singleWriter,
+    ...(database.copyBinary ? { copyBinary: database.copyBinary.bind(database) } : {}),
   });
   const store = new MessageStore(database.db, {
     sync: () => database.sync(),
@@ -415,6 +416,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     ...idempotencyLimits,
     sync: () => database.sync(),
     exclusive: singleWriter,
+    ...(database.copyBinary ? { copyBinary: database.copyBinary.bind(database) } : {}),
   });
   const idempotencySweep = new IdempotencySweep(idempotencyStore, { ...idempotencyLimits, logger });
   // Files uploaded to channels: stored in the database, read into the prompt of the messages that list them.

@@ -36,6 +36,8 @@ export interface MemoryServiceOptions {
   sync?: () => Promise<void>;
   /** Only this process writes the database (the embedded PGlite): the exact search keeps vectors in memory. */
   exclusive?: boolean;
+  /** The database's binary `COPY` (the embedded database): bulk inserts send vectors as bytes. */
+  copyBinary?: (sql: string, data: Uint8Array) => Promise<void>;
 }
 
 /** Largest length pgvector's HNSW index takes for `vector`. */
@@ -52,6 +54,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
     vectorSearch: () => vectorSearch,
     ...(options.sync ? { sync: options.sync } : {}),
     ...(options.exclusive ? { cache: new VectorCache() } : {}),
+    ...(options.copyBinary ? { copyBinary: options.copyBinary } : {}),
   });
   return {
     store,

@@ -50,6 +50,11 @@ export interface Database {
    * has nothing to make durable, so only an embedded database on disk does any work here.
    */
   sync(): Promise<void>;
+  /**
+   * Runs a `COPY … FROM '/dev/blob'` with `data` as its input. The embedded database only: `pg` has no `COPY`
+   * without another library, and the embedded database is where text vectors were slow (see memory-copy.ts).
+   */
+  copyBinary?(sql: string, data: Uint8Array): Promise<void>;
   /** The connection pool's state, for metrics (PostgreSQL only: the embedded database has no pool). */
   poolState?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -65,7 +70,7 @@ export function createDatabase(
   location: DatabaseLocation,
   options: { tracer?: Tracer } = {},
 ): Database {
-  const { dialect, sync, release, pool } = dialectFor(location);
+  const { dialect, sync, release, pool, copyBinary } = dialectFor(location);
   // With a tracer, a span per statement run inside a trace; without, the dialect as it is.
   const db = new Kysely<DatabaseSchema>({
     dialect: options.tracer ? tracedDialect(dialect, options.tracer) : dialect,
@@ -77,6 +82,7 @@ export function createDatabase(
       ? { deadlineMs: location.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS }
       : {}),
     sync,
+    ...(copyBinary ? { copyBinary } : {}),
     ...(pool
       ? {
           poolState: () => ({
@@ -120,6 +126,7 @@ function dialectFor(location: DatabaseLocation): {
   sync: () => Promise<void>;
   release: () => Promise<void>;
   pool?: pg.Pool;
+  copyBinary?: (sql: string, data: Uint8Array) => Promise<void>;
 } {
   if (location.kind === 'postgres') {
     const pool = new pg.Pool({
@@ -151,6 +158,7 @@ function dialectFor(location: DatabaseLocation): {
   return {
     dialect: createPGliteDialect(worker),
     sync: () => worker.sync(),
+    copyBinary: (sql: string, data: Uint8Array) => worker.copyIn(sql, data),
     release: () => worker.close().finally(() => lock?.release()),
   };
 }

@@ -47,6 +47,13 @@ export class PGliteWorkerClient implements PGliteQueryable {
     }>;
   }
 
+  /** Runs a `COPY … FROM '/dev/blob'` with `data` as its input; `data`'s buffer moves to the database thread. */
+  async copyIn(sql: string, data: Uint8Array): Promise<void> {
+    const own =
+      data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();
+    await this.#call({ type: 'copy', sql, data: own }, [own.buffer as ArrayBuffer]);
+  }
+
   /** Makes every commit so far durable (see the worker's WAL sync). */
   async sync(): Promise<void> {
     await this.#call({ type: 'sync' });
@@ -60,12 +67,12 @@ export class PGliteWorkerClient implements PGliteQueryable {
     await this.#worker.terminate();
   }
 
-  #call(message: Record<string, unknown>): Promise<unknown> {
+  #call(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...message, id });
+      this.#worker.postMessage({ ...message, id }, transfer);
     });
   }
 

@@ -156,13 +156,21 @@ async function syncWal() {
   await segment.handle.datasync();
 }
 
-/** @param {{ type: string, sql?: string, params?: unknown[] }} message */
+/** @param {{ type: string, sql?: string, params?: unknown[], data?: Uint8Array }} message */
 async function handle(message) {
   switch (message.type) {
     case 'query': {
       const pglite = await opening;
       const result = await pglite.query(/** @type {string} */ (message.sql), message.params);
       return { rows: result.rows, affectedRows: result.affectedRows };
+    }
+    case 'copy': {
+      const pglite = await opening;
+      const data = /** @type {Uint8Array} */ (message.data);
+      const result = await pglite.query(/** @type {string} */ (message.sql), [], {
+        blob: new Blob([data]),
+      });
+      return { rows: [], affectedRows: result.affectedRows };
     }
     case 'sync':
       // One after another, so a segment switch never closes a handle another sync is using.
