@@ -477,10 +477,11 @@ export class SqlMemoryStore implements MemoryStore {
       const row = byId.get(hit.id);
       return row ? [{ ...row, similarity: hit.similarity }] : [];
     });
+    const similarity = cache.similarityTo(table, embedding);
     const byWords = rows
       .filter((row) => row.rank !== null)
       .sort((a, b) => b.rank! - a.rank! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((row) => ({ ...row, similarity: cache.similarityOf(table, embedding, row.id) ?? 0 }));
+      .map((row) => ({ ...row, similarity: similarity(row.id) ?? 0 }));
     return { byWords, byVector };
   }
 

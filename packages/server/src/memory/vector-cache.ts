@@ -193,10 +193,16 @@ export class VectorCache {
     return top;
   }
 
-  /** The cosine similarity of the live row `id` to `query`, as {@link search} computes it; none without its vector. */
-  similarityOf(table: VectorTable, query: readonly number[], id: string): number | undefined {
-    const slot = table.slots.get(id);
-    return slot === undefined ? undefined : cosineAt(table, slot, queryOf(query));
+  /**
+   * The cosine similarity to `query` of a live row by id, as {@link search} computes it (none without its vector):
+   * the query is prepared once for all the rows asked.
+   */
+  similarityTo(table: VectorTable, query: readonly number[]): (id: string) => number | undefined {
+    const prepared = queryOf(query);
+    return (id) => {
+      const slot = table.slots.get(id);
+      return slot === undefined ? undefined : cosineAt(table, slot, prepared);
+    };
   }
 }
 
