@@ -1,7 +1,7 @@
 import { ParleyError } from '@parley/core';
 import { assertSameEntity } from './guard';
 import { type Identity, isAdmin } from './identity';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
 
@@ -17,6 +17,22 @@ export const APPROVER_ROLE = 'approver';
 
 const notYours = (channelId: string) =>
   new ParleyError('FORBIDDEN', `You are not a member of channel ${channelId}`);
+
+/** SQL: no channel has the id `channelId` (yet). */
+const isNew = (channelId: string) =>
+  sql<boolean>`not exists (select 1 from channels where id = ${channelId}::uuid)`;
+
+/**
+ * SQL: the insert that makes `entityId` the owner of `channelId` when `when` holds, returning the role taken (no
+ * row: `when` did not hold, the person is in the channel already, or the channel has an owner already).
+ */
+const ownerClaim = (channelId: string, entityId: string, when: RawBuilder<boolean>) =>
+  sql<{ role: string }>`
+        insert into channel_members (channel_id, entity_id, role)
+        select ${channelId}::uuid, ${entityId}::text, 'owner'
+        where ${when}
+        on conflict do nothing
+        returning role`;
 
 /**
  * The one place that decides who may see and do what in a channel (routes, the socket and every other face ask
@@ -78,12 +94,7 @@ export class ChannelAccess {
         with mine as (
           select role from channel_members where channel_id = ${channelId}::uuid and entity_id = ${entityId}::text
         ), claimed as (
-          insert into channel_members (channel_id, entity_id, role)
-          select ${channelId}::uuid, ${entityId}::text, 'owner'
-          where not exists (select 1 from mine)
-            and not exists (select 1 from channels where id = ${channelId}::uuid)
-          on conflict do nothing
-          returning role
+          ${ownerClaim(channelId, entityId, sql`not exists (select 1 from mine) and ${isNew(channelId)}`)}
         )
         select role from mine union all select role from claimed`.execute(this.db),
     );
@@ -98,13 +109,11 @@ export class ChannelAccess {
    */
   async claim(channelId: string, entityId: string, options: { created?: boolean } = {}) {
     const result = await storageCall('channel members', () =>
-      sql<{ entity_id: string }>`
-        insert into channel_members (channel_id, entity_id, role)
-        select ${channelId}::uuid, ${entityId}::text, 'owner'
-        where ${options.created === true}
-           or not exists (select 1 from channels where id = ${channelId}::uuid)
-        on conflict do nothing
-        returning entity_id`.execute(this.db),
+      ownerClaim(
+        channelId,
+        entityId,
+        sql`${options.created === true} or ${isNew(channelId)}`,
+      ).execute(this.db),
     );
     if (result.rows.length > 0) return true;
     return (await this.#role(channelId, entityId)) === 'owner';
