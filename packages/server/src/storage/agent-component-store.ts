@@ -1,7 +1,7 @@
 import { isRecord, isUuid, ParleyError } from '@parley/core';
 import type { Component } from '@parley/plugin-sdk';
-import { type Kysely, sql } from 'kysely';
-import type { DatabaseSchema } from './schema';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { AgentComponentTable, DatabaseSchema } from './schema';
 import { assertStorable, storageCall } from './to-storage-error';
 
 /** The bounds of {@link AgentComponentStore}. */
@@ -17,18 +17,8 @@ const OPTIONAL_IDS = ['roomId', 'worldId', 'sourceEntityId'] as const;
 /** Longest component type. */
 const MAX_TYPE_LENGTH = 256;
 
-/** A row of `agent_components`, as read and as written. */
-interface Row {
-  id: string;
-  agent_id: string;
-  entity_id: string;
-  type: string;
-  world_id: string | null;
-  room_id: string | null;
-  source_entity_id: string | null;
-  data: Record<string, unknown>;
-  created_at: Date;
-}
+/** A row of `agent_components`, as read and as written (its data an object, not yet JSON text). */
+type Row = Selectable<AgentComponentTable>;
 
 /**
  * elizaOS components, stored per agent in `agent_components`: what `runtime.getComponent`, `createComponent`…
