@@ -48,6 +48,19 @@ const MAX_REMEMBERED = 10_000;
 /** Turns read from storage at once while catching up. */
 const PAGE = 200;
 
+/**
+ * One catch-up of the agent's summary of a channel: the turns before `beforeId` folded in, in summaries of at
+ * most `maxTokens`, at most `maxTurns` turns.
+ */
+interface CatchUp {
+  agent: AgentProfile;
+  channelId: string;
+  beforeId: string;
+  maxTokens: number;
+  maxTurns: number;
+  signal?: AbortSignal;
+}
+
 /** A character's own budget (`settings.PROMPT_TOKEN_BUDGET`), else the server's. */
 export function promptBudgetOf(agent: AgentProfile, fallback: number): number {
   const settings = (agent.character as { settings?: Record<string, unknown> }).settings;
@@ -174,14 +187,14 @@ export class ConversationWindows {
     const since = ConversationWindows.#after(recent, stored);
     if (since && since.after.length > 0 && since.tokens <= bounds.history)
       return { history: since.after, summary: stored!.summary };
-    const summary = await this.#catchUp(
+    const summary = await this.#catchUp({
       agent,
       channelId,
-      fit[0]!.id,
-      bounds.summaryTokens,
-      this.#settings.maxInlineTurns,
+      beforeId: fit[0]!.id,
+      maxTokens: bounds.summaryTokens,
+      maxTurns: this.#settings.maxInlineTurns,
       signal,
-    );
+    });
     return summary === undefined ? { history: fit } : { history: fit, summary };
   }
 
@@ -215,7 +228,13 @@ export class ConversationWindows {
         since.after.length <= historyLimit * HIGH_WATER
       )
         return;
-      await this.#catchUp(agent, channelId, low[0]!.id, bounds.summaryTokens, Infinity);
+      await this.#catchUp({
+        agent,
+        channelId,
+        beforeId: low[0]!.id,
+        maxTokens: bounds.summaryTokens,
+        maxTurns: Infinity,
+      });
     });
   }
 
@@ -225,21 +244,14 @@ export class ConversationWindows {
    * the first to store a step wins and the other starts again from it. Resolves with the summary (undefined:
    * nothing to summarise).
    */
-  async #catchUp(
-    agent: AgentProfile,
-    channelId: string,
-    beforeId: string,
-    maxTokens: number,
-    maxTurns: number,
-    signal?: AbortSignal,
-  ): Promise<string | undefined> {
-    const key = `${channelId}:${agent.agentId}`;
+  async #catchUp(job: CatchUp): Promise<string | undefined> {
+    const key = `${job.channelId}:${job.agent.agentId}`;
     for (;;) {
       const running = this.#running.get(key);
       if (!running) break;
       await running.catch(() => undefined);
     }
-    const work = this.#fold(agent, channelId, beforeId, maxTokens, maxTurns, signal);
+    const work = this.#fold(job);
     this.#running.set(key, work);
     try {
       return await work;
@@ -248,14 +260,14 @@ export class ConversationWindows {
     }
   }
 
-  async #fold(
-    agent: AgentProfile,
-    channelId: string,
-    beforeId: string,
-    maxTokens: number,
-    maxTurns: number,
-    signal?: AbortSignal,
-  ): Promise<string | undefined> {
+  async #fold({
+    agent,
+    channelId,
+    beforeId,
+    maxTokens,
+    maxTurns,
+    signal,
+  }: CatchUp): Promise<string | undefined> {
     let done = 0;
     const key = `${channelId}:${agent.agentId}`;
     // The stored one, not the remembered: another process may have moved it on.
