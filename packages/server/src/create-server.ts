@@ -651,11 +651,15 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       maxBytes: options.attachmentMaxBytes ?? DEFAULTS.attachmentMaxBytes,
     }),
   );
+  // Every face that answers a reply (sync, or server-sent events) waits and keeps alive alike.
+  const replyTimings = {
+    syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+    sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+  };
   app.route(
     '/',
     messagingRoutes(messaging, {
-      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      ...replyTimings,
       access: channelAccess,
     }),
   );
@@ -666,8 +670,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       channels,
       agents: agentManager,
       messaging,
-      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      ...replyTimings,
     }),
   );
   app.route(
@@ -684,7 +687,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     mcpRoutes({
       agents: profiles,
       messaging,
-      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+      syncTimeoutMs: replyTimings.syncTimeoutMs,
     }),
   );
   app.route(
@@ -692,8 +695,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     openaiRoutes({
       agents: profiles,
       messaging,
-      syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      ...replyTimings,
     }),
   );
   app.route(
@@ -702,7 +704,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agents: profiles,
       messaging,
       store,
-      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      sseKeepAliveMs: replyTimings.sseKeepAliveMs,
     }),
   );
   app.route(
@@ -711,7 +713,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
       agents: profiles,
       messaging,
       authRequired: Boolean(options.authToken),
-      sseKeepAliveMs: options.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+      sseKeepAliveMs: replyTimings.sseKeepAliveMs,
       version: SERVER_PACKAGE_VERSION,
       db: database.db,
       actionsOf: (agentId) =>
