@@ -1,3 +1,4 @@
+import { characterLines } from '../character-lines';
 import type { ModelCharacter, ModelMessage } from '../model-provider';
 import { type ElizaReply, NO_KEYWORD_THOUGHT } from './eliza-reply';
 import { hashText } from './hash-text';
@@ -21,14 +22,6 @@ const CAPABILITY =
 const MAX_TAKEN = 600;
 /** Word overlap (Jaccard) from which a message counts as the same as an example's. */
 const SAME_MESSAGE = 0.6;
-
-function lines(value: unknown): string[] {
-  const list: unknown[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
-  return list
-    .filter((line): line is string => typeof line === 'string')
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-}
 
 /**
  * Character text made safe for the reply: elizaOS placeholders filled (the agent's name; a user is "you"),
@@ -79,7 +72,7 @@ export function describeCharacter(character: ModelCharacter, name: string): stri
 /** "I'm Ada, a concise engineering assistant." and the bio lines that say more. */
 function introduction(character: ModelCharacter, name: string): string {
   const description = describeCharacter(character, name);
-  const bio = lines(character.bio)
+  const bio = characterLines(character.bio)
     .map((line) => plain(line, name))
     .filter((line) => line !== '' && (!description || !line.includes(description)))
     .slice(0, 2)
@@ -189,7 +182,7 @@ export function withPostExample(
   name: string,
 ): ElizaReply {
   if (reply.thought !== NO_KEYWORD_THOUGHT) return reply;
-  const posts = lines(character.postExamples).map((line) => plain(line, name));
+  const posts = characterLines(character.postExamples).map((line) => plain(line, name));
   if (posts.length === 0) return reply;
   const said = messages.filter((message) => message.role === 'assistant').map((m) => m.content);
   const seed = hashText(messages.at(-1)?.content ?? '') + said.length;

@@ -2,6 +2,7 @@ import type { StoredMessage } from '@parley/core';
 import type { Character } from '@parley/plugin-sdk';
 import type { AgentAction } from '../../agents/agent-abilities';
 import type { CharacterExampleLine, CharacterPromptParts } from '../../agents/character';
+import { characterLines } from '../../models/character-lines';
 import type { ModelMessage } from '../../models/model-provider';
 import type { ToolCallRecord } from '../parts/reply-part';
 import { toModelContent } from '../tools/tool-output';
@@ -11,15 +12,6 @@ import { storedToolCalls } from '../parts/reply-stream';
 const RESPONSE_FORMAT =
   'Answer in exactly this format and nothing else:\n' +
   '<response><thought>your private reasoning</thought><actions>REPLY</actions><text>your reply</text></response>';
-
-/** The text lines of a string or list (a character given to `createServer` in code is not validated). */
-function lines(value: unknown): string[] {
-  const list: unknown[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
-  return list
-    .filter((line): line is string => typeof line === 'string')
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-}
 
 /** elizaOS placeholders: `{{name}}` and `{{agentName}}` are the agent, `{{user1}}` and `{{name1}}` a user. */
 function fillPlaceholders(text: string, name: string): string {
@@ -64,12 +56,13 @@ function examples(character: Readonly<Character> & CharacterPromptParts): string
  */
 export function buildSystemPrompt(character: Readonly<Character> & CharacterPromptParts): string {
   const name = character.name;
-  const about = [...lines(character.bio), ...lines(character.lore)].map((line) =>
+  const about = [...characterLines(character.bio), ...characterLines(character.lore)].map((line) =>
     fillPlaceholders(line, name),
   );
-  const style = [...lines(character.style?.all), ...lines(character.style?.chat)].map((line) =>
-    fillPlaceholders(line, name),
-  );
+  const style = [
+    ...characterLines(character.style?.all),
+    ...characterLines(character.style?.chat),
+  ].map((line) => fillPlaceholders(line, name));
   return [
     fillPlaceholders(
       typeof character.system === 'string' ? character.system : `You are ${name}.`,
