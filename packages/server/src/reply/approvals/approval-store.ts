@@ -57,6 +57,14 @@ export interface RequestState {
   closed: boolean;
 }
 
+/** The columns of a paused reply that ended with `parts` (its final one last). */
+const endedWith = (parts: readonly unknown[]) => ({
+  status: 'ended' as const,
+  parts: JSON.stringify(parts),
+  progress: null,
+  updated_at: new Date(),
+});
+
 /**
  * Paused replies and their approval requests (`paused_replies`, `approval_requests`). Every change that more
  * than one process may attempt at once is one conditional statement: a decision is taken once, a continuation
@@ -266,13 +274,7 @@ export class ApprovalStore {
     await storageCall('paused reply', () =>
       this.#db
         .updateTable('paused_replies')
-        .set({
-          status: 'ended',
-          parts: JSON.stringify(parts),
-          progress: null,
-          lease_until: null,
-          updated_at: new Date(),
-        })
+        .set({ ...endedWith(parts), lease_until: null })
         .where('reply_id', '=', replyId)
         .execute(),
     );
@@ -284,12 +286,7 @@ export class ApprovalStore {
     const result = await storageCall('paused reply', () =>
       this.#db
         .updateTable('paused_replies')
-        .set({
-          status: 'ended',
-          parts: JSON.stringify(parts),
-          progress: null,
-          updated_at: new Date(),
-        })
+        .set(endedWith(parts))
         .where('reply_id', '=', replyId)
         .where('status', '=', 'waiting')
         .executeTakeFirst(),
