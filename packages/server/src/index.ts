@@ -42,6 +42,14 @@ export type {
 } from './models';
 
 export type { DatabaseLocation } from './storage/create-database';
+export { ReembedError, runReembed } from './memory';
+export type {
+  EmbeddingModelRecord,
+  ReembedProgress,
+  ReembedResult,
+  RunReembedOptions,
+  RunReembedOutcome,
+} from './memory';
 export { parseTeeConfig } from './config/tee-settings';
 export type { TeeConfig } from './tee';
 export type { ParleySocketServer } from './socket/create-socket-server';

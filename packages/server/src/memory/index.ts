@@ -21,3 +21,13 @@ export type {
 } from './memory-store';
 export type { RecallInput, RecallSection, RecallSource, Recaller } from './recall';
 export type { VectorSearch } from './sql-memory-store';
+export {
+  agentsToReembed,
+  reembedMemories,
+  ReembedError,
+  type EmbeddingModelRecord,
+  type ReembedOptions,
+  type ReembedProgress,
+  type ReembedResult,
+} from './reembed';
+export { runReembed, type RunReembedOptions, type RunReembedOutcome } from './run-reembed';

@@ -76,7 +76,7 @@ export function createMemoryService(options: MemoryServiceOptions): MemoryServic
       if (mismatched.length > 0) {
         const first = mismatched[0]!;
         throw new ConfigError(
-          `agent ${first.agent_id}'s memories were embedded by ${first.model} (${first.dimensions} dimensions), but EMBEDDING_MODEL now gives ${model} (${dimensions}); vectors of two models are never mixed: set EMBEDDING_MODEL back to ${first.model}, or delete those vectors to re-embed them (docs/memory.md, "Changing the embedding model")`,
+          `agent ${first.agent_id}'s memories were embedded by ${first.model} (${first.dimensions} dimensions), but EMBEDDING_MODEL now gives ${model} (${dimensions}); vectors of two models are never mixed: run \`parley reembed\` with these settings to embed them again with ${model}, or set EMBEDDING_MODEL back to ${first.model} (docs/memory.md, "Changing the embedding model")`,
         );
       }
       vectorSearch = (await tryPgvector(db, dimensions)) ? 'pgvector' : 'exact';
