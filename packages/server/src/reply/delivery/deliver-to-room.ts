@@ -22,6 +22,8 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
   // messageComplete names the message whose processing ended: the one answered, else the post itself.
   const completed = { messageId: stream.inReplyTo ?? replyId, ...room };
   let agent = { agentId: '', agentName: '' };
+  // What each tool and approval event names first: the reply, its room and its agent (known at reply-start).
+  let origin = { messageId: replyId, ...room, ...agent };
   // elizaOS's web client also hears each action start and end, as elizaOS's own server tells it.
   let notices = false;
   const notice = (part: ToolCallPart | ToolResultPart) => {
@@ -35,6 +37,7 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
   const handlers = {
     'reply-start': (part) => {
       agent = { agentId: part.agentId, agentName: part.agentName };
+      origin = { messageId: replyId, ...room, ...agent };
       notices = part.source === ELIZA_WEB_CLIENT_SOURCE;
     },
     'text-delta': (part) => {
@@ -49,21 +52,12 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
     'tool-call': (part) => {
       const { toolCallId, toolName, input } = part;
       notice(part);
-      broadcaster.emit(channelId, 'toolCall', {
-        messageId: replyId,
-        ...room,
-        ...agent,
-        toolCallId,
-        toolName,
-        input,
-      });
+      broadcaster.emit(channelId, 'toolCall', { ...origin, toolCallId, toolName, input });
     },
     'approval-request': (part) => {
       const { toolCallId, toolName, input, expiresAt } = part;
       broadcaster.emit(channelId, 'approvalRequest', {
-        messageId: replyId,
-        ...room,
-        ...agent,
+        ...origin,
         toolCallId,
         toolName,
         input,
@@ -74,9 +68,7 @@ export function deliverToRoom(stream: ReplyStream, broadcaster: RoomBroadcaster)
       const { toolCallId, toolName, output, error } = part;
       notice(part);
       broadcaster.emit(channelId, 'toolResult', {
-        messageId: replyId,
-        ...room,
-        ...agent,
+        ...origin,
         toolCallId,
         toolName,
         ...(error === undefined ? { output } : { error }),
