@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ParleyError } from '@parley/core';
 import { LRUCache } from 'lru-cache';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { wordsOf } from '../models/embeddings/hash-embeddings';
 import type { DatabaseSchema } from '../storage/schema';
 import { encodeMemoryCopy, MEMORY_COPY_COLUMNS } from './memory-copy';
+import type { MemoryTable } from './memory-tables';
 import { VectorCache, type CacheRow, type VectorTable } from './vector-cache';
 import type {
   CachedEmbeddingQuery,
@@ -67,17 +68,15 @@ const COPY_BATCH = 1_000;
 
 type InsertRow = ReturnType<SqlMemoryStore['rowOf']>['row'];
 
-type Row = {
-  id: string;
-  agent_id: string;
-  table_name: string;
-  room_id: string;
-  entity_id: string;
-  world_id: string | null;
-  content: unknown;
-  metadata: unknown;
+/**
+ * A `memories` row as this store's queries read it: its vector only where a query selects it, its time as the
+ * driver gives it, and a similarity where a search ranks it.
+ */
+type Row = Omit<
+  Selectable<MemoryTable>,
+  'embedding' | 'created_at' | 'dimensions' | 'text_search'
+> & {
   embedding?: number[] | null;
-  is_unique: boolean;
   created_at: Date | string;
   similarity?: number | string | null;
 };
