@@ -4,7 +4,7 @@ import { ignoreClosedPipes } from './cli/safe-stdout';
 import { appVersion } from './cli/version';
 
 /**
- * The `parley` command: `start` (the default), `test`, `doctor`, `reply`, `help`, `--help`, `--version`. An unknown word
+ * The `parley` command: `start` (the default), `test`, `doctor`, `reply`, `reembed`, `help`, `--help`, `--version`. An unknown word
  * exits 2 with one line.
  */
 async function main(argv: readonly string[]): Promise<void> {
@@ -39,6 +39,11 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     case 'reply':
       process.exitCode = await (await import('./cli/reply-steps')).runReplySteps(command.args);
+      return;
+    case 'reembed':
+      process.exitCode = await (await import('./cli/reembed')).runReembedCommand(command.args);
+      // The database is closed by now; an embedder's kept-alive connection must not hold the process.
+      process.stdout.write('', () => process.exit());
       return;
     case 'start':
       await (await import('./cli/serve')).serve(command.args);

@@ -30,7 +30,14 @@ describe('parley --help, --version and unknown words', () => {
     for (const args of [['--help'], ['-h'], ['help'], ['start', '--help']]) {
       const { code, stdout } = await run(args);
       expect(stdout).toMatch(/^parley \S+: the Parley agent server/);
-      for (const command of ['start', 'test', 'doctor', '--version', '--character PATH']) {
+      for (const command of [
+        'start',
+        'test',
+        'doctor',
+        'reembed',
+        '--version',
+        '--character PATH',
+      ]) {
         expect(stdout).toContain(command);
       }
       expect(code).toBe(0);
@@ -61,7 +68,7 @@ describe('parley --help, --version and unknown words', () => {
   it('refuses an unknown command or flag with one line, without starting anything', async () => {
     const word = await run(['strat']);
     expect(word.stderr).toBe(
-      'parley: unknown command "strat" (commands: start, test, doctor, reply, help; see parley --help)\n',
+      'parley: unknown command "strat" (commands: start, test, doctor, reply, reembed, help; see parley --help)\n',
     );
     expect(word.code).toBe(2);
     const flag = await run(['start', '--nope'], { PORT: '0', DATA_DIR: join(cwd, 'never') });

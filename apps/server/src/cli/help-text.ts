@@ -166,6 +166,9 @@ Commands:
             each problem; read-only, so it also runs beside a running server
   reply     print one reply's steps (model calls, tool calls, their outcomes and errors) from a running server:
             parley reply <replyId> [--url http://host:port]; SERVER_AUTH_TOKEN is sent when set
+  reembed   embed agents' memories again after EMBEDDING_MODEL changed (start refuses until then), with the
+            settings start would use; stop the server first. parley reembed [--agent <id>]; an agent is switched
+            wholly or not at all, and a failed run can be run again
   help      show this help
 
 Options:
@@ -184,5 +187,6 @@ Examples:
   parley --character ada.json
   PORT=8080 SERVER_AUTH_TOKEN=s3cret parley
   parley doctor
+  EMBEDDING_MODEL=nomic-embed-text EMBEDDING_URL=http://127.0.0.1:11434/v1 parley reembed
 `;
 }

@@ -4,7 +4,7 @@ export class UsageError extends Error {
 }
 
 /** The commands of `parley`. */
-export const COMMANDS = ['start', 'test', 'doctor', 'reply', 'help'] as const;
+export const COMMANDS = ['start', 'test', 'doctor', 'reply', 'reembed', 'help'] as const;
 
 /** One of {@link COMMANDS}, or `version`. */
 export type CommandName = (typeof COMMANDS)[number] | 'version';
