@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { preparedQueries } from './pglite-prepared.js';
 
 /**
  * PostgreSQL settings for a database with one user (see docs/decisions.md, "Memory of the embedded database").
@@ -116,6 +117,9 @@ const { dataDir } = workerData;
 const opening = openDatabase(dataDir);
 // Until a query awaits it, a failure to open must not be an unhandled rejection.
 opening.catch(() => undefined);
+/** The server's statements, prepared once they repeat (pglite-prepared.js). */
+const querying = opening.then((pglite) => preparedQueries(pglite));
+querying.catch(() => undefined);
 
 /** @type {{ name: string, handle: import('node:fs/promises').FileHandle } | undefined} */
 let segment;
@@ -160,9 +164,8 @@ async function syncWal() {
 async function handle(message) {
   switch (message.type) {
     case 'query': {
-      const pglite = await opening;
-      const result = await pglite.query(/** @type {string} */ (message.sql), message.params);
-      return { rows: result.rows, affectedRows: result.affectedRows };
+      const query = await querying;
+      return query(/** @type {string} */ (message.sql), message.params);
     }
     case 'copy': {
       const pglite = await opening;
