@@ -19,7 +19,8 @@ const SETTLED_CHANNELS = 10_000;
 
 /** What the namer needs of the channels: a channel's name, and naming it (told to its room). */
 export interface NamedChannels {
-  get(channelId: string): Promise<Channel>;
+  /** The channel's name (null: none); undefined when there is no such channel. */
+  nameOf(channelId: string): Promise<string | null | undefined>;
   nameNewChat(channelId: string, name: string): Promise<Channel | undefined>;
 }
 
@@ -125,12 +126,12 @@ export class ChannelNamer {
 
   async #name(agent: AgentProfile, message: StoredMessage): Promise<void> {
     const channelId = message.channel_id;
-    const channel = await this.#channels()
-      .get(channelId)
+    const current = await this.#channels()
+      .nameOf(channelId)
       .catch(() => undefined);
-    if (!channel) return;
+    if (current === undefined) return;
     this.#settled.set(channelId, true);
-    if (channel.name !== NEW_CHANNEL_NAME) return;
+    if (current !== NEW_CHANNEL_NAME) return;
     const name =
       (this.#model.name === 'eliza' ? undefined : await this.#summary(agent, message)) ??
       nameFromFirstWords(message.content);

@@ -112,6 +112,11 @@ export class ChannelService {
     return this.channels.require(channelId);
   }
 
+  /** A channel's name (null: none); undefined when there is no such channel. */
+  nameOf(channelId: string): Promise<string | null | undefined> {
+    return this.channels.nameOf(channelId);
+  }
+
   /** Changes a channel; NOT_FOUND for an unknown channel or agent. */
   async update(channelId: string, input: UpdateInput): Promise<Channel> {
     if (input.agentId) this.#requireAgent(input.agentId);

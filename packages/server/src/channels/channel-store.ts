@@ -161,6 +161,18 @@ export class ChannelStore {
     return row && toChannel(row);
   }
 
+  /**
+   * A channel's name (null: none); undefined when there is no such channel. Unlike `get`, it does not first
+   * write the activity held back from the write path: a name does not need it, and the channel namer asks after
+   * each first reply.
+   */
+  async nameOf(channelId: string): Promise<string | null | undefined> {
+    const row = await storageCall('channel', () =>
+      this.db.selectFrom('channels').select('name').where('id', '=', channelId).executeTakeFirst(),
+    );
+    return row?.name;
+  }
+
   /** A channel, or NOT_FOUND. */
   async require(channelId: string): Promise<Channel> {
     const channel = await this.get(channelId);
