@@ -234,6 +234,38 @@ describe("a person's reads kept between writes (the facts recalled before each r
       expect(await seen(kept)).toEqual(await seen(plain));
     }
   }, 120_000);
+
+  it('hands each caller its own records: a caller that changes one changes nobody else’s read', async () => {
+    const db = await openDatabase();
+    const kept = storeOf(db, true);
+    const agentId = randomUUID();
+    const query = {
+      agentId,
+      tableName: TABLE,
+      entityId: 'ada',
+      count: 10,
+      withoutEmbeddings: true,
+    };
+    await kept.createMany(
+      [
+        {
+          agentId,
+          entityId: 'ada',
+          roomId: 'room',
+          content: { text: 'likes tea' },
+          metadata: { n: 1 },
+        },
+      ],
+      TABLE,
+    );
+    for (const [first] of [await kept.get(query), await kept.get(query)]) {
+      first!.content.text = 'changed by a caller';
+      first!.metadata = { n: 2 };
+    }
+    const [again] = await kept.get(query);
+    expect(again!.content.text).toBe('likes tea');
+    expect(again!.metadata).toEqual({ n: 1 });
+  }, 60_000);
 });
 
 describe('VectorCache', () => {

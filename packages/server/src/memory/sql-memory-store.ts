@@ -359,12 +359,13 @@ export class SqlMemoryStore implements MemoryStore {
       query.count,
       query.unique,
     ]);
+    // Each caller gets copies: a caller that changed a kept record would change every later read.
     const hit = this.personReads.get(key);
-    if (hit?.generation === this.generation) return [...hit.rows];
+    if (hit?.generation === this.generation) return structuredClone(hit.rows);
     const generation = this.generation;
     const rows = await this.read(query);
     if (generation === this.generation) this.personReads.set(key, { generation, rows });
-    return [...rows];
+    return structuredClone(rows);
   }
 
   private async read(query: MemoryQuery): Promise<MemoryRecord[]> {
