@@ -109,6 +109,11 @@ export function createLifecycle(options: LifecycleOptions) {
   async function shutdown() {
     const server = httpServer;
     if (!server) {
+      // A start that failed before listening never attached socket.io, so io.close() would fail on its missing
+      // engine; but the room adapters were made with it (on PostgreSQL, a LISTEN connection) and close here.
+      await Promise.allSettled(
+        [...io._nsps.values()].map((namespace) => namespace.adapter.close()),
+      );
       await options.afterClose();
       return;
     }
