@@ -55,7 +55,9 @@ async function startJwks() {
  * 13. The same sync reply on two servers run side by side: one with no auth, one that verifies each request's
  * ES256 JWT against an identity provider's JWKS (keys cached after the first fetch) and answers for the person
  * it names, with the per-person checks that come with it (rate budget, channel membership, the reply bound).
- * One client, one request after the other, each in its own channel. The limit is the server with no auth.
+ * One client, one request after the other, measured two ways: each reply in a new channel (the person's post
+ * claims it: a write the server with no auth never makes), and each in one channel (a conversation: the post
+ * reads the person's membership). The limit is the server with no auth doing the same.
  */
 export default {
   id: 'identity-cost',
@@ -77,23 +79,29 @@ export default {
             });
             if (!me.ok) throw new Error(`GET /api/auth/me answered ${me.status}`);
             const { data } = await me.json();
-            const variants = {
-              none: { running: plain, headers: {}, entityId: 'bench-user' },
-              jwt: {
-                running: signedIn,
-                headers: { authorization: `Bearer ${token}` },
-                entityId: data.entityId,
-              },
+            const none = { running: plain, headers: {}, entityId: 'bench-user' };
+            const jwt = {
+              running: signedIn,
+              headers: { authorization: `Bearer ${token}` },
+              entityId: data.entityId,
             };
-            const phaseMs = (context.durationS * 1000) / ROUNDS / 2;
-            return alternateRounds(ROUNDS, ['none', 'jwt'], (variant, round) => {
-              const { running, headers, entityId } = variants[variant];
+            // Each reply in a new channel (a person's post claims it), and each in the person's one channel
+            // (their conversation: the post reads their membership).
+            const variants = {
+              none,
+              jwt,
+              'none-own': { ...none, channelId: randomUUID() },
+              'jwt-own': { ...jwt, channelId: randomUUID() },
+            };
+            const phaseMs = (context.durationS * 1000) / ROUNDS / Object.keys(variants).length;
+            return alternateRounds(ROUNDS, Object.keys(variants), (variant, round) => {
+              const { running, headers, entityId, channelId } = variants[variant];
               return runLatencyClient(
                 withModel,
-                { server: running.server, name: `${running.name}-${round}` },
+                { server: running.server, name: `${running.name}-${variant}-${round}` },
                 {
                   url: running.url,
-                  path: `/api/messaging/channels/${randomUUID()}/messages`,
+                  path: `/api/messaging/channels/${channelId ?? randomUUID()}/messages`,
                   headers,
                   body: { text: TEXT, entityId, mode: 'sync' },
                   mode: 'sync',
@@ -117,9 +125,18 @@ export default {
         what: 'for a JWT person',
         limitWhat: 'with no auth',
       });
+      const ownCpu = cpuRatio({
+        figure: 'the same, in their own channel',
+        measured: variantFigures(measured.totals['jwt-own']),
+        limit: variantFigures(measured.totals['none-own']),
+        maxRatio: MAX_RATIO,
+        what: 'for a JWT person in their channel',
+        limitWhat: 'with no auth in one channel',
+      });
       return {
         rows: [
           cpu.row,
+          ownCpu.row,
           { figure: 'p50 latency', value: jwt.latency.p50, unit: 'ms', limit: none.latency.p50 },
           { figure: 'p99 latency', value: jwt.latency.p99, unit: 'ms', limit: none.latency.p99 },
           { figure: 'throughput', value: jwt.perSecond, unit: 'replies/s', limit: none.perSecond },
@@ -128,9 +145,12 @@ export default {
         notes: [
           `limit: the same sync reply on a server with no auth, run beside it, ${ROUNDS} alternated rounds each; the JWKS was fetched ${jwks.fetches} time(s)`,
           cpu.note,
+          ownCpu.note,
           `CPU per reply ratio by round: ${measured.roundRatios.map((value) => `${value.toFixed(2)}×`).join(', ')}`,
           repliesNote('JWT', measured.totals.jwt),
           repliesNote('no auth', measured.totals.none),
+          repliesNote('JWT in their channel', measured.totals['jwt-own']),
+          repliesNote('no auth in one channel', measured.totals['none-own']),
         ],
       };
     } finally {
