@@ -1,6 +1,5 @@
 import { ParleyClientError, type ParleyClient, type ParleySocket } from '@parley/client';
-import type { SyncModeResponse } from '@parley/core';
-import type { AttachmentRef } from './chat/attachment-view';
+import type { AttachmentRef, SyncModeResponse } from '@parley/core';
 import type { MessageList } from './chat/message-list';
 import { toolCallsOf } from './chat/to-chat-message';
 

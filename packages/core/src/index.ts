@@ -48,3 +48,4 @@ export * from './schemas/webhooks';
 export * from './schemas/audit';
 export * from './schemas/receipts';
 export * from './schemas/sign-in';
+export * from './schemas/attachment-ref';

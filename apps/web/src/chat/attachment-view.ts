@@ -1,11 +1,4 @@
-/** An attachment as a message's `metadata.attachments` lists it (the upload's answer). */
-export interface AttachmentRef {
-  id: string;
-  url: string;
-  contentType: string;
-  name: string;
-  size: number;
-}
+import type { AttachmentRef } from '@parley/core';
 
 /** At most this many attachments are read from one message's metadata. */
 const MAX_ATTACHMENTS = 16;

@@ -1,6 +1,7 @@
+import type { AttachmentRef } from '@parley/core';
 import { h } from '../dom';
 import { credentialHeaders } from '../auth/credential';
-import { type AttachmentRef, formatBytes } from './attachment-view';
+import { formatBytes } from './attachment-view';
 
 /** Files waiting to go with one message, at most. */
 export const MAX_PENDING_FILES = 8;

@@ -1,6 +1,6 @@
-import type { ReceiptBundle } from '@parley/core';
+import type { AttachmentRef, ReceiptBundle } from '@parley/core';
 import { h } from '../dom';
-import { type AttachmentRef, formatBytes } from './attachment-view';
+import { formatBytes } from './attachment-view';
 import { renderMarkdown } from './markdown';
 import type { ToolCallView, ToolCards } from './tool-card';
 

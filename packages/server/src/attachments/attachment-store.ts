@@ -1,15 +1,7 @@
+import type { AttachmentRef } from '@parley/core';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
-
-/** An attachment as the upload answers it and a message's `metadata.attachments` lists it. */
-export interface AttachmentRef {
-  id: string;
-  url: string;
-  contentType: string;
-  name: string;
-  size: number;
-}
 
 /** A stored attachment with its bytes. */
 export interface StoredAttachment extends AttachmentRef {
