@@ -112,7 +112,9 @@ export function createLifecycle(options: LifecycleOptions) {
       // A start that failed before listening never attached socket.io, so io.close() would fail on its missing
       // engine; but the room adapters were made with it (on PostgreSQL, a LISTEN connection) and close here.
       await Promise.allSettled(
-        [...io._nsps.values()].map((namespace) => namespace.adapter.close()),
+        [...io._nsps.values()].map(async (namespace) => {
+          await namespace.adapter.close();
+        }),
       );
       await options.afterClose();
       return;
