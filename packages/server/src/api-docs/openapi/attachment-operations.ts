@@ -1,15 +1,5 @@
-import { apiSuccessSchema, uuidSchema } from '@parley/core';
-import { z } from 'zod';
+import { apiSuccessSchema, attachmentRefSchema, uuidSchema } from '@parley/core';
 import type { DocumentedOperation } from './built-in-operations';
-
-/** The upload's answer: what a message lists in `metadata.attachments`. */
-const attachmentRefSchema = z.object({
-  id: z.string(),
-  url: z.string().describe('Where it is downloaded: `/api/messaging/attachments/{id}`.'),
-  contentType: z.string().describe('The type sniffed from its bytes (not the one claimed).'),
-  name: z.string(),
-  size: z.number().int(),
-});
 
 const base = { tag: 'messaging', auth: ['apiKey'] as const };
 
