@@ -193,6 +193,15 @@ describe('the cached exact search kept up to date by writes (issue 37)', () => {
   }, 60_000);
 });
 
+/** A person's facts, as the recall before each reply reads them. */
+const personQuery = (agentId: string) => ({
+  agentId,
+  tableName: TABLE,
+  entityId: 'ada',
+  count: 10,
+  withoutEmbeddings: true,
+});
+
 describe("a person's reads kept between writes (the facts recalled before each reply)", () => {
   it('answer as the database after each round of writes and reads released together, reads late', async () => {
     const db = await openDatabase();
@@ -200,13 +209,7 @@ describe("a person's reads kept between writes (the facts recalled before each r
     const kept = storeOf(slowReads(db, random), true);
     const plain = storeOf(db, false);
     const agentId = randomUUID();
-    const query = {
-      agentId,
-      tableName: TABLE,
-      entityId: 'ada',
-      count: 10,
-      withoutEmbeddings: true,
-    };
+    const query = personQuery(agentId);
     const seen = async (store: SqlMemoryStore) =>
       (await store.get(query)).map((record) => `${record.id}:${String(record.content.text)}`);
     const ids: string[] = [];
@@ -239,13 +242,7 @@ describe("a person's reads kept between writes (the facts recalled before each r
     const db = await openDatabase();
     const kept = storeOf(db, true);
     const agentId = randomUUID();
-    const query = {
-      agentId,
-      tableName: TABLE,
-      entityId: 'ada',
-      count: 10,
-      withoutEmbeddings: true,
-    };
+    const query = personQuery(agentId);
     await kept.createMany(
       [
         {

@@ -11,6 +11,7 @@
  *
  * Plain JavaScript, as the worker that imports it (pglite-worker.js).
  */
+import { Buffer } from 'node:buffer';
 import { parse, protocol } from '@electric-sql/pglite';
 
 const { serialize } = protocol;
@@ -31,18 +32,6 @@ const RESULT_TYPE_CHANGED = /cached plan must not change result type/;
  * }} PGliteInternals
  */
 
-/** Concatenates protocol messages, so that bind, execute and sync are one call into the database. */
-function concat(/** @type {Uint8Array[]} */ ...messages) {
-  const length = messages.reduce((sum, message) => sum + message.length, 0);
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const message of messages) {
-    joined.set(message, offset);
-    offset += message.length;
-  }
-  return joined;
-}
-
 /**
  * A `query(sql, params)` with PGlite's answers that prepares what it sees repeated.
  * @param {import('@electric-sql/pglite').PGlite} database
@@ -57,7 +46,10 @@ export function preparedQueries(database, { maxPrepared = 200, maxSeen = 2_000 }
   const seen = new Set();
   let nextName = 0;
 
-  /** Runs protocol messages ending with a sync; throws the database's error, if any, once all ran. */
+  /**
+   * Runs protocol messages joined into one buffer (one call into the database) and ending with a sync; throws the
+   * database's error, if any, once all ran.
+   */
   const run = (/** @type {Uint8Array} */ message) =>
     pglite.execProtocolStream(message, { syncToFs: false });
 
@@ -65,11 +57,11 @@ export function preparedQueries(database, { maxPrepared = 200, maxSeen = 2_000 }
   async function prepare(sql) {
     const name = `parley_${nextName++}`;
     const messages = await run(
-      concat(
+      Buffer.concat([
         serialize.parse({ name, text: sql }),
         serialize.describe({ type: 'S', name }),
         serialize.sync(),
-      ),
+      ]),
     );
     const rowDescription = messages.find((message) => message.name === 'rowDescription');
     const statement = {
@@ -83,7 +75,7 @@ export function preparedQueries(database, { maxPrepared = 200, maxSeen = 2_000 }
         prepared.entries().next().value
       );
       prepared.delete(oldest);
-      await run(concat(serialize.close({ type: 'S', name: closed }), serialize.sync()));
+      await run(Buffer.concat([serialize.close({ type: 'S', name: closed }), serialize.sync()]));
     }
     return statement;
   }
@@ -98,11 +90,11 @@ export function preparedQueries(database, { maxPrepared = 200, maxSeen = 2_000 }
       return serializer ? serializer(param) : String(param);
     });
     const messages = await run(
-      concat(
+      Buffer.concat([
         serialize.bind({ statement: statement.name, values }),
         serialize.execute({}),
         serialize.sync(),
-      ),
+      ]),
     );
     const all = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
     const [result] = parse.parseResults(
@@ -152,7 +144,7 @@ export function preparedQueries(database, { maxPrepared = 200, maxSeen = 2_000 }
       prepared.delete(sql);
       if (stale) {
         await pglite._runExclusiveQuery(() =>
-          run(concat(serialize.close({ type: 'S', name: stale.name }), serialize.sync())),
+          run(Buffer.concat([serialize.close({ type: 'S', name: stale.name }), serialize.sync()])),
         );
       }
       const result = await pglite.query(sql, /** @type {unknown[]} */ (params));
