@@ -35,6 +35,9 @@ export type ElizaMemory = Memory & { embedding?: number[]; unique?: boolean; sim
 
 const toMemory = (record: MemoryRecord): ElizaMemory => ({ ...record });
 
+/** The most memories the store answers in one call (`SqlMemoryStore`'s bound). */
+const MAX_MEMORIES_A_CALL = 1_000;
+
 /**
  * elizaOS's runtime memory methods for one agent, on the server's memory store: every call is scoped to the
  * agent (a plugin cannot read or write another agent's memories), bad input is a BAD_REQUEST ParleyError.
@@ -104,14 +107,14 @@ export class RuntimeMemory {
   }
 
   async getMemories(params: GetMemoriesParams): Promise<ElizaMemory[]> {
-    // elizaOS callers ask for "all" with a large count (plugin-knowledge: 10,000); the store answers at most
-    // 1,000 a call, so a larger count is clamped rather than refused, as elizaOS's adapters treat it as a limit.
-    const count = typeof params.count === 'number' && params.count > 1_000 ? 1_000 : params.count;
-    const records = await this.memory.store.get({
-      ...params,
-      ...(count === undefined ? {} : { count }),
-      agentId: this.agentId,
-    });
+    // elizaOS callers ask for "all" with a large count (plugin-knowledge: 10,000) or with none (elizaOS's SQL
+    // adapter then sets no limit); the store answers at most 1,000 a call, so both get that many rather than a
+    // refusal or the store's page of 100.
+    const count =
+      typeof params.count !== 'number' || params.count > MAX_MEMORIES_A_CALL
+        ? MAX_MEMORIES_A_CALL
+        : params.count;
+    const records = await this.memory.store.get({ ...params, count, agentId: this.agentId });
     return records.map(toMemory);
   }
 

@@ -117,6 +117,29 @@ describe.each(kinds)('the memory store through the agent runtime, on $name', (ki
   );
 
   it.skipIf(kind.skip)(
+    'lists every memory when no count is given, as elizaOS does (up to the store’s 1,000 a call), not a page of 100',
+    async () => {
+      const test = await serve(await kind.create());
+      cleanups.push(() => test.database.dispose());
+      const runtime = runtimeOf(test);
+      const room = randomUUID();
+      for (let index = 0; index < 130; index += 1) {
+        await runtime.createMemory(
+          { entityId: 'user-1', roomId: room, content: { text: `fragment ${index}` } },
+          'facts',
+        );
+      }
+      expect(await runtime.getMemories({ tableName: 'facts', roomId: room })).toHaveLength(130);
+      expect(
+        await runtime.getMemories({ tableName: 'facts', roomId: room, count: 10_000 }),
+      ).toHaveLength(130);
+      expect(
+        await runtime.getMemories({ tableName: 'facts', roomId: room, count: 7 }),
+      ).toHaveLength(7);
+    },
+  );
+
+  it.skipIf(kind.skip)(
     'searches by embedding with threshold, count and entity filters; a code word the vector ranks low is found with its words',
     async () => {
       const test = await serve(await kind.create());
