@@ -2,7 +2,9 @@
 // is complete), timing each. `mode` is `sync` (time to the whole answer) or `stream` (time to the first
 // `event: chunk`, and to the end of the stream); `openai` and `openai-stream` are the same against
 // `/v1/chat/completions` (the first chunk is the first one with content). With `expectToolCalls` (sync), a reply
-// counts only when it made that many tool calls. `headers` are sent with every request.
+// counts only when it made that many tool calls. `headers` are sent with every request. A `{channel}` in `path`
+// is a new channel id for each request.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { childConfig } from './child.mjs';
 import { cpuMark, cpuPercentSince, msSince } from './stats.mjs';
@@ -12,7 +14,8 @@ const { url, path, body, mode, warmupRequests, durationMs, maxRequests, expectTo
 const streamed = mode === 'stream' || mode === 'openai-stream';
 /** What the first chunk of text looks like in each streamed mode. */
 const FIRST_CHUNK = mode === 'openai-stream' ? /"delta":\{"content":"[^"]/ : /event: chunk/;
-const target = new URL(path, url);
+const perRequest = path.includes('{channel}');
+const fixedTarget = new URL(path, url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const payload = Buffer.from(JSON.stringify(body));
 
@@ -22,7 +25,7 @@ function send() {
     let firstChunkMs;
     let text = '';
     const request = http.request(
-      target,
+      perRequest ? new URL(path.replace('{channel}', randomUUID()), url) : fixedTarget,
       {
         method: 'POST',
         agent,

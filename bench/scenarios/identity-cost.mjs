@@ -101,7 +101,7 @@ export default {
                 { server: running.server, name: `${running.name}-${variant}-${round}` },
                 {
                   url: running.url,
-                  path: `/api/messaging/channels/${channelId ?? randomUUID()}/messages`,
+                  path: `/api/messaging/channels/${channelId ?? '{channel}'}/messages`,
                   headers,
                   body: { text: TEXT, entityId, mode: 'sync' },
                   mode: 'sync',

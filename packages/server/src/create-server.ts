@@ -566,7 +566,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
   });
   const replyReceipts = receipts;
 
-  const channelAccess = new ChannelAccess(database.db);
+  const channelAccess = new ChannelAccess(database.db, { remember: singleWriter });
   serveSocketProtocol(
     io,
     messaging,
@@ -632,6 +632,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     isAgent: (agentId) => profiles.find(agentId) !== undefined,
     logger,
     onRemoved: (removal) => replyReceipts.recordRemoval(removal),
+    onChannelDeleted: (channelId) => channelAccess.forgetChannel(channelId),
     settleActivity: () => store.settleActivity(),
   });
   app.route('/', channelRoutes(channels, store, channelAccess));

@@ -27,6 +27,8 @@ export interface ChannelServiceOptions {
   logger: Logger;
   /** Writes the channel activity held back from the write path before a read shows it (the message store's). */
   settleActivity?: () => Promise<void>;
+  /** Told as soon as a channel's row is deleted, to forget what the process remembers of it (its members). */
+  onChannelDeleted?: (channelId: string) => void;
   /**
    * Told after messages were removed (a channel deleted, its history cleared, a message deleted), so the chains
    * of receipts get their tombstones. Must not reject.
@@ -156,6 +158,7 @@ export class ChannelService {
     const interrupted = await this.#options.interrupt(channelId);
     let messages = await this.channels.deleteMessages(channelId);
     await this.channels.deleteRow(channelId);
+    this.#options.onChannelDeleted?.(channelId);
     this.#options.events.forget(channelId);
     // Messages a process stored before it forgot the channel.
     messages += await this.channels.deleteMessages(channelId, 10);

@@ -179,6 +179,52 @@ describe.each(kinds)('channel access on $name', ({ create, skip }) => {
   );
 
   it.skipIf(skip)(
+    'a membership ends at once: removed, or its channel deleted and the id taken by another, even after posting',
+    async () => {
+      // On the embedded database the server remembers memberships it checked; both posts and reads below are
+      // checked (and remembered) before each way a membership ends.
+      tokens.set('carol', await tokenFor('carol'));
+      const mine = await newChannel('alice');
+      await as('alice', 'POST', `/api/messaging/channels/${mine}/participants`, {
+        participantId: idOf('bob'),
+      });
+      for (const person of ['alice', 'bob']) {
+        const posted = await as(person, 'POST', `/api/messaging/channels/${mine}/messages`, {
+          text: `${person} was here`,
+        });
+        expect(posted.status).toBe(202);
+        expect((await as(person, 'GET', `/api/messaging/channels/${mine}`)).status).toBe(200);
+      }
+      expect(
+        (await as('alice', 'DELETE', `/api/messaging/channels/${mine}/participants/${idOf('bob')}`))
+          .status,
+      ).toBe(200);
+      const removed = await Promise.all([
+        as('bob', 'POST', `/api/messaging/channels/${mine}/messages`, { text: 'still in?' }),
+        as('bob', 'GET', `/api/messaging/channels/${mine}/messages`),
+      ]);
+      expect(removed.map((r) => r.status)).toEqual([403, 403]);
+
+      expect((await as('alice', 'DELETE', `/api/messaging/channels/${mine}`)).status).toBe(200);
+      // The id is free again: Carol's first message makes it hers; Alice, its old owner, is a stranger to it.
+      const taken = await as('carol', 'POST', `/api/messaging/channels/${mine}/messages`, {
+        text: 'carol starts here',
+      });
+      expect(taken.status).toBe(202);
+      const oldOwner = await Promise.all([
+        as('alice', 'POST', `/api/messaging/channels/${mine}/messages`, { text: 'mine again?' }),
+        as('alice', 'GET', `/api/messaging/channels/${mine}/messages`),
+        as('bob', 'POST', `/api/messaging/channels/${mine}/messages`, { text: 'and me?' }),
+      ]);
+      expect(oldOwner.map((r) => r.status)).toEqual([403, 403, 403]);
+      const history = await json(
+        await as('carol', 'GET', `/api/messaging/channels/${mine}/messages`),
+      );
+      expect(JSON.stringify(history.data)).not.toMatch(/mine again|and me\?|was here/);
+    },
+  );
+
+  it.skipIf(skip)(
     'a message into a new id makes it yours; two people racing for one id: one owns it',
     async () => {
       const id = randomUUID();

@@ -2,6 +2,7 @@ import { ParleyError } from '@parley/core';
 import { assertSameEntity } from './guard';
 import { type Identity, isAdmin } from './identity';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { DatabaseSchema } from '../storage/schema';
 import { storageCall } from '../storage/to-storage-error';
 
@@ -14,6 +15,25 @@ export type ChannelAsker = Pick<Identity, 'kind' | 'entityId' | 'roles'>;
 
 /** The role that may decide any approval in a channel it can read. */
 export const APPROVER_ROLE = 'approver';
+
+/** Most memberships a process remembers (see {@link ChannelAccessOptions.remember}). */
+const REMEMBERED_MEMBERSHIPS = 10_000;
+
+type Role = 'owner' | 'member';
+
+const membershipKey = (channelId: string, entityId: string) =>
+  `${channelId.toLowerCase()}\u0000${entityId}`;
+
+/** Options of {@link ChannelAccess}. */
+export interface ChannelAccessOptions {
+  /**
+   * Only this process writes the database (the embedded PGlite): the memberships it read or wrote are remembered
+   * (at most 10,000, least recently used forgotten first), so a member's every post and read costs no statement.
+   * It is told of every way one ends (a member removed here, a channel deleted: {@link forgetChannel}); with
+   * PostgreSQL another process may remove a member, so each check asks the database.
+   */
+  remember?: boolean;
+}
 
 const notYours = (channelId: string) =>
   new ParleyError('FORBIDDEN', `You are not a member of channel ${channelId}`);
@@ -42,7 +62,23 @@ const ownerClaim = (channelId: string, entityId: string, when: RawBuilder<boolea
  * another person's channels.
  */
 export class ChannelAccess {
-  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+  /** Memberships known to hold, by {@link membershipKey}; only when this process is the database's one writer. */
+  readonly #members: LRUCache<string, Role> | undefined;
+
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    options: ChannelAccessOptions = {},
+  ) {
+    this.#members = options.remember ? new LRUCache({ max: REMEMBERED_MEMBERSHIPS }) : undefined;
+  }
+
+  /** Forgets what this process remembers of a channel's members: call it once the channel is deleted. */
+  forgetChannel(channelId: string): void {
+    if (!this.#members) return;
+    const prefix = membershipKey(channelId, '');
+    for (const key of [...this.#members.keys()])
+      if (key.startsWith(prefix)) this.#members.delete(key);
+  }
 
   /** Whether `who` sees everything. */
   static isAdmin(who: ChannelAsker | undefined): boolean {
@@ -86,6 +122,7 @@ export class ChannelAccess {
   async assertPost(who: ChannelAsker | undefined, channelId: string): Promise<void> {
     if (ChannelAccess.isAdmin(who)) return;
     const entityId = who!.entityId;
+    if (this.#members?.get(membershipKey(channelId, entityId))) return;
     // One statement on the common paths (a member posts; someone starts a new channel): their role, or the
     // owner's row taken when the channel does not exist yet. No row: someone else's channel, or a claim that lost a
     // race, maybe to this person's own request released beside it, so the role is read once more.
@@ -98,7 +135,11 @@ export class ChannelAccess {
         )
         select role from mine union all select role from claimed`.execute(this.db),
     );
-    if (result.rows.length > 0) return;
+    const role = result.rows[0]?.role;
+    if (role === 'owner' || role === 'member') {
+      this.#members?.set(membershipKey(channelId, entityId), role);
+      return;
+    }
     if ((await this.#role(channelId, entityId)) !== undefined) return;
     throw notYours(channelId);
   }
@@ -115,7 +156,10 @@ export class ChannelAccess {
         sql`${options.created === true} or ${isNew(channelId)}`,
       ).execute(this.db),
     );
-    if (result.rows.length > 0) return true;
+    if (result.rows.length > 0) {
+      this.#members?.set(membershipKey(channelId, entityId), 'owner');
+      return true;
+    }
     return (await this.#role(channelId, entityId)) === 'owner';
   }
 
@@ -172,6 +216,8 @@ export class ChannelAccess {
         .where('entity_id', '=', entityId.toLowerCase())
         .execute(),
     );
+    this.#members?.delete(membershipKey(channelId, entityId));
+    this.#members?.delete(membershipKey(channelId, entityId.toLowerCase()));
   }
 
   /**
@@ -208,7 +254,11 @@ export class ChannelAccess {
     );
   }
 
-  async #role(channelId: string, entityId: string): Promise<'owner' | 'member' | undefined> {
+  /** The person's role in the channel, remembered once read (see {@link ChannelAccessOptions.remember}). */
+  async #role(channelId: string, entityId: string): Promise<Role | undefined> {
+    const key = membershipKey(channelId, entityId);
+    const known = this.#members?.get(key);
+    if (known) return known;
     const row = await storageCall('channel members', () =>
       this.db
         .selectFrom('channel_members')
@@ -217,6 +267,7 @@ export class ChannelAccess {
         .where('entity_id', '=', entityId)
         .executeTakeFirst(),
     );
+    if (row) this.#members?.set(key, row.role);
     return row?.role;
   }
 }

@@ -32,12 +32,11 @@ import type { PausedReplies } from '../reply/approvals/paused-replies';
 import { createPausedReplies } from '../reply/approvals/paused-replies-wiring';
 import { DEFAULT_REPLY_LIMITS, ReplyAdmission, type ReplyTicket } from './reply-admission';
 import { ReplyCancel } from './reply-cancel';
-import { currentLogFields, withLogFields } from '../tracing/log-context';
+import { currentScope, inScope } from '../tracing/work-scope';
 import { withDecidingSpan } from '../tracing/reply-telemetry';
 import { annotate } from '../tracing/in-span';
 import { contextOfStored } from '../tracing/trace-context';
 import { ReplyRegistry } from './reply-registry';
-import { asPerson, currentPerson } from './person-scope';
 import { toBroadcast } from '../reply/delivery/to-broadcast';
 
 export { DEFAULT_REPLY_LIMITS, type ReplyLimits } from './reply-admission';
@@ -507,9 +506,9 @@ export class MessagingService {
       : storedContext
         ? withDecidingSpan(contextOfStored(storedContext))
         : traceContext.active();
-    const fields = currentLogFields();
-    // And for the person it was started for: their model calls count against their day's budget.
-    const person = currentPerson();
+    // Its log lines name that request, and its model calls count against the day's budget of the person it was
+    // started for (none for the others of the queue).
+    const scope = currentScope();
     const waiting = started && this.#options.telemetry?.queueWait?.(stream, started);
     const done = this.#queue
       .run(stream.channelId, async () => {
@@ -518,10 +517,8 @@ export class MessagingService {
             waiting?.end(stream.final !== undefined);
             return stream.final
               ? undefined
-              : asPerson(person, () =>
-                  withLogFields(fields, () =>
-                    started ? traceContext.with(started, () => produce(signal)) : produce(signal),
-                  ),
+              : inScope(scope, () =>
+                  started ? traceContext.with(started, () => produce(signal)) : produce(signal),
                 );
           });
         else waiting?.end(true);

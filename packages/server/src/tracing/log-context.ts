@@ -1,16 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { traceFields } from './trace-context';
+import { currentScope, type LogFields, withScope } from './work-scope';
 
-/** What every log line written on behalf of one request or socket event carries besides its message. */
-export interface LogFields {
-  /** The HTTP request's id (`x-request-id`). */
-  requestId?: string;
-  /** The socket.io connection's id, for what a socket event started. */
-  socketId?: string;
-}
-
-const fields = new AsyncLocalStorage<LogFields>();
+export type { LogFields } from './work-scope';
 
 /** Marks a logger (and its children, which inherit it) that carries the fields as its own bindings. */
 const BOUND = Symbol('parley.logFieldsBound');
@@ -31,13 +23,13 @@ export function bindLogFields(logger: Logger, added: LogFields): Logger {
  */
 export function withLogFields<T>(added: LogFields | undefined, work: () => T): T {
   if (!added) return work();
-  const outer = fields.getStore();
-  return fields.run(outer ? { ...outer, ...added } : added, work);
+  const outer = currentScope()?.fields;
+  return withScope({ fields: outer ? { ...outer, ...added } : added }, work);
 }
 
 /** The fields of the request or socket event running now, if any. */
 export function currentLogFields(): LogFields | undefined {
-  return fields.getStore();
+  return currentScope()?.fields;
 }
 
 /**
@@ -49,7 +41,7 @@ export function logMixin(
   _level?: number,
   logger?: object,
 ): LogFields & { trace_id?: string; span_id?: string } {
-  const current = fields.getStore();
+  const current = currentScope()?.fields;
   const trace = traceFields();
   // A logger bound to them already writes them (as its bindings): not twice.
   if (!current || (logger as Record<symbol, unknown> | undefined)?.[BOUND]) return trace;
