@@ -286,8 +286,13 @@ export class MessageStore {
     return row && fromRow(row);
   }
 
-  /** A message by id, if it exists. */
-  async get(messageId: string): Promise<StoredMessage | undefined> {
+  /**
+   * A message by id, if it exists. Given its channel, a message among the channel's recent ones held in memory
+   * costs no query.
+   */
+  async get(messageId: string, channelId?: string): Promise<StoredMessage | undefined> {
+    const held = channelId === undefined ? undefined : this.#recent?.find(channelId, messageId);
+    if (held) return held;
     const row = await storageCall('message', () =>
       this.#db
         .selectFrom('messages')

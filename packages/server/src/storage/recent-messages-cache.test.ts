@@ -34,6 +34,20 @@ describe('RecentMessagesCache', () => {
     expect(loads).toBe(1);
   });
 
+  it('finds a message of a window it holds, never loading one', async () => {
+    const cache = new RecentMessagesCache(2);
+    expect(cache.find('c', '1')).toBeUndefined();
+    await cache.recent('c', 2, () => Promise.resolve([message('c', '1')]));
+    cache.add(message('c', '2'));
+    expect(cache.find('c', '1')?.id).toBe('1');
+    cache.add(message('c', '3'));
+    // Out of the window: the caller reads the database.
+    expect(cache.find('c', '1')).toBeUndefined();
+    expect(cache.find('d', '3')).toBeUndefined();
+    cache.forget('c');
+    expect(cache.find('c', '3')).toBeUndefined();
+  });
+
   it('keeps a message written while the history was loading, once', async () => {
     const cache = new RecentMessagesCache(10);
     const gate = deferred();

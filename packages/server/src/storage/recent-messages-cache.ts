@@ -44,6 +44,11 @@ export class RecentMessagesCache {
     return messages.slice(-limit);
   }
 
+  /** A message of a channel's window held here, if it is one (a look, not a use: nothing is loaded). */
+  find(channelId: string, messageId: string): StoredMessage | undefined {
+    return this.#channels.peek(channelId)?.findLast((message) => message.id === messageId);
+  }
+
   /**
    * Forgets a channel's messages (some were deleted): the next read loads them again. A load under way when it
    * is called is dropped too, so that it cannot bring deleted messages back.

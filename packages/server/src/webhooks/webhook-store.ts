@@ -147,14 +147,15 @@ export class WebhookStore {
     // Sent later, perhaps by another process: its attempts join the trace of what enqueued it.
     const trace = storableTraceContext();
     const traceContext = trace ? JSON.stringify(trace) : null;
-    await storageCall('webhook delivery', () =>
+    const result = await storageCall('webhook delivery', () =>
       sql`INSERT INTO webhook_deliveries (id, subscription_id, event_type, payload, trace_context)
           SELECT gen_random_uuid(), s.id, ${type}, ${payload}::jsonb, ${traceContext}::jsonb
           FROM webhook_subscriptions s
           WHERE s.disabled_at IS NULL AND s.events ? ${type}
             AND (s.channel_id IS NULL OR s.channel_id = ${channelId}::uuid)`.execute(this.db),
     );
-    await this.sync();
+    // No subscription wanted it: nothing was written that must outlive a crash.
+    if (Number(result.numAffectedRows ?? 0) > 0) await this.sync();
   }
 
   /** Claims due deliveries for a worker, within its bound per subscription (see {@link claimDueDeliveries}). */

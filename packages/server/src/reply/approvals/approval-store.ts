@@ -38,6 +38,17 @@ export interface PausedReply {
   traceContext: Record<string, string> | null;
 }
 
+/** A paused reply claimed to go on, with its calls' decisions. */
+export interface ClaimedReply extends PausedReply {
+  decisions: StoredDecision[];
+}
+
+/** A decision this process took: the reply's channel, and the reply when the decision claimed it. */
+export interface TakenDecision {
+  channelId: string;
+  claimed?: ClaimedReply;
+}
+
 /** A decision as the continuation reads it. */
 export type Decision = 'approved' | 'denied' | 'expired';
 
@@ -56,6 +67,11 @@ export interface RequestState {
   /** The reply no longer waits: it expired, or it was continued. */
   closed: boolean;
 }
+
+/** The decisions of a claimed reply's requests, as JSON, in a claim's `RETURNING`. */
+const decisionsOf = sql`(SELECT coalesce(json_agg(json_build_object('toolCallId', r.tool_call_id,
+    'toolName', r.tool_name, 'decision', r.decision, 'reason', r.reason)), '[]'::json)
+  FROM approval_requests r WHERE r.reply_id = paused_replies.reply_id) AS decisions`;
 
 /** The columns of a paused reply that ended with `parts` (its final one last). */
 const endedWith = (parts: readonly unknown[]) => ({
@@ -79,50 +95,37 @@ export class ApprovalStore {
     this.#sync = sync;
   }
 
-  /** Stores a pause (a reply pausing again replaces its earlier state and requests). */
+  /**
+   * Stores a pause (a reply pausing again replaces its earlier state and requests), in one statement: the
+   * paused reply, its earlier requests removed and its new ones written. A call id is never used twice in a
+   * reply, but a request of the same id would be reset to undecided rather than fail.
+   */
   async pause(record: PauseRecord): Promise<void> {
-    const row = {
-      reply_id: record.replyId,
-      channel_id: record.channelId,
-      agent_id: record.agentId,
-      in_reply_to: record.inReplyTo,
-      status: 'waiting' as const,
-      parts: JSON.stringify(record.parts),
-      progress: JSON.stringify(record.progress),
-      expires_at: record.expiresAt,
-      lease_until: null,
-      updated_at: new Date(),
-      trace_context: record.traceContext ? JSON.stringify(record.traceContext) : null,
-    };
+    const ids = record.requests.map((request) => request.toolCallId);
+    const names = record.requests.map((request) => request.toolName);
+    const trace = record.traceContext ? JSON.stringify(record.traceContext) : null;
     await storageCall('paused reply', () =>
-      this.#db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('paused_replies')
-          .values(row)
-          .onConflict((conflict) =>
-            conflict.column('reply_id').doUpdateSet({
-              status: 'waiting',
-              parts: row.parts,
-              progress: row.progress,
-              expires_at: row.expires_at,
-              lease_until: null,
-              updated_at: row.updated_at,
-              trace_context: row.trace_context,
-            }),
-          )
-          .execute();
-        await trx.deleteFrom('approval_requests').where('reply_id', '=', record.replyId).execute();
-        await trx
-          .insertInto('approval_requests')
-          .values(
-            record.requests.map(({ toolCallId, toolName }) => ({
-              reply_id: record.replyId,
-              tool_call_id: toolCallId,
-              tool_name: toolName,
-            })),
-          )
-          .execute();
-      }),
+      sql`WITH paused AS (
+            INSERT INTO paused_replies (reply_id, channel_id, agent_id, in_reply_to, status, parts, progress,
+              expires_at, lease_until, updated_at, trace_context)
+            VALUES (${record.replyId}::uuid, ${record.channelId}::uuid, ${record.agentId}::uuid,
+              ${record.inReplyTo}::uuid, 'waiting', ${JSON.stringify(record.parts)}::jsonb,
+              ${JSON.stringify(record.progress)}::jsonb, ${record.expiresAt}::timestamptz, NULL, now(),
+              ${trace}::jsonb)
+            ON CONFLICT (reply_id) DO UPDATE SET status = 'waiting', parts = EXCLUDED.parts,
+              progress = EXCLUDED.progress, expires_at = EXCLUDED.expires_at, lease_until = NULL,
+              updated_at = EXCLUDED.updated_at, trace_context = EXCLUDED.trace_context
+            RETURNING reply_id),
+          earlier AS (
+            DELETE FROM approval_requests
+            WHERE reply_id = ${record.replyId}::uuid AND tool_call_id <> ALL(${ids}::text[]))
+          INSERT INTO approval_requests (reply_id, tool_call_id, tool_name)
+          SELECT paused.reply_id, request.id, request.name
+          FROM paused, unnest(${ids}::text[], ${names}::text[]) AS request (id, name)
+          ON CONFLICT (reply_id, tool_call_id) DO UPDATE SET tool_name = EXCLUDED.tool_name,
+            decision = NULL, reason = NULL, decided_at = NULL, decided_by = NULL, started_at = NULL`.execute(
+        this.#db,
+      ),
     );
     await this.#sync();
   }
@@ -158,26 +161,54 @@ export class ApprovalStore {
     };
   }
 
-  /** Takes a decision unless one was taken or the reply no longer waits; whether this call took it. */
+  /**
+   * Takes a decision unless one was taken or the reply no longer waits (or, with `channelId`, is of another
+   * channel); undefined when this call did not take it ({@link requestState} tells why). With `claimLeaseMs`,
+   * the same statement claims the reply for that long when this decision was the last it waited for (as
+   * {@link claimReady} would), and returns it with its decisions. A reply whose other requests were decided at
+   * the same moment, in other transactions, may not be claimed here: {@link claimReady} finds it.
+   */
   async decide(
     replyId: string,
     toolCallId: string,
     decision: 'approved' | 'denied',
     reason: string | undefined,
     decidedBy?: string,
-  ): Promise<boolean> {
-    const result = await storageCall('approval decision', () =>
-      sql`UPDATE approval_requests r
-          SET decision = ${decision}, reason = ${reason ?? null}, decided_at = now(),
-              decided_by = ${decidedBy ?? null}
-          FROM paused_replies p
-          WHERE r.reply_id = ${replyId}::uuid AND r.tool_call_id = ${toolCallId}
-            AND r.decision IS NULL AND p.reply_id = r.reply_id
-            AND p.status = 'waiting' AND p.expires_at > now()`.execute(this.#db),
+    options: { channelId?: string; claimLeaseMs?: number } = {},
+  ): Promise<TakenDecision | undefined> {
+    const { channelId, claimLeaseMs } = options;
+    const inChannel = channelId === undefined ? sql`` : sql`AND p.channel_id = ${channelId}::uuid`;
+    const { rows } = await storageCall('approval decision', () =>
+      sql<PausedReplyRow & { decided_in: string; decisions: unknown }>`WITH decided AS (
+            UPDATE approval_requests r
+            SET decision = ${decision}, reason = ${reason ?? null}, decided_at = now(),
+                decided_by = ${decidedBy ?? null}
+            FROM paused_replies p
+            WHERE r.reply_id = ${replyId}::uuid AND r.tool_call_id = ${toolCallId}
+              AND r.decision IS NULL AND p.reply_id = r.reply_id
+              AND p.status = 'waiting' AND p.expires_at > now() ${inChannel}
+            RETURNING r.reply_id, p.channel_id),
+          claimed AS (
+            UPDATE paused_replies SET status = 'running',
+              lease_until = now() + make_interval(secs => ${(claimLeaseMs ?? 0) / 1000}), updated_at = now()
+            WHERE ${claimLeaseMs !== undefined}::boolean AND status = 'waiting'
+              AND reply_id IN (SELECT reply_id FROM decided)
+              AND NOT EXISTS (SELECT 1 FROM approval_requests r
+                WHERE r.reply_id = paused_replies.reply_id AND r.decision IS NULL
+                  AND r.tool_call_id <> ${toolCallId})
+            RETURNING *, ${decisionsOf})
+          SELECT decided.channel_id AS decided_in, claimed.*
+          FROM decided LEFT JOIN claimed ON true`.execute(this.#db),
     );
-    const taken = Number(result.numAffectedRows ?? 0) === 1;
-    if (taken) await this.#sync();
-    return taken;
+    const row = rows[0];
+    if (!row) return undefined;
+    await this.#sync();
+    if (row.reply_id === null || row.reply_id === undefined) return { channelId: row.decided_in };
+    // The statement read the decisions as they were before it: this one is set here.
+    const decisions = toDecisions(row.decisions).map((each) =>
+      each.toolCallId === toolCallId ? { ...each, decision, reason: reason ?? null } : each,
+    );
+    return { channelId: row.decided_in, claimed: { ...toPausedReply(row), decisions } };
   }
 
   /** One cheap look for a sweep: are any replies open (waiting or running), and any ended long enough ago? */
@@ -207,12 +238,13 @@ export class ApprovalStore {
 
   /**
    * Claims up to `limit` replies ready to go on (every request decided, or a continuation whose process let its
-   * lease lapse), `replyId` alone when given, for `leaseMs`. Each reply is claimed by one caller only.
+   * lease lapse), `replyId` alone when given, for `leaseMs`. Each reply is claimed by one caller only, and comes
+   * with its decisions (read in the same statement).
    */
-  async claimReady(leaseMs: number, limit: number, replyId?: string): Promise<PausedReply[]> {
+  async claimReady(leaseMs: number, limit: number, replyId?: string): Promise<ClaimedReply[]> {
     const only = replyId === undefined ? sql`` : sql`AND p.reply_id = ${replyId}::uuid`;
     const { rows } = await storageCall('paused reply claim', () =>
-      sql<PausedReplyRow>`UPDATE paused_replies SET status = 'running',
+      sql<PausedReplyRow & { decisions: unknown }>`UPDATE paused_replies SET status = 'running',
             lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
           WHERE reply_id IN (
             SELECT p.reply_id FROM paused_replies p
@@ -221,10 +253,11 @@ export class ApprovalStore {
                      WHERE r.reply_id = p.reply_id AND r.decision IS NULL))
                    OR (p.status = 'running' AND p.lease_until < now())) ${only}
             ORDER BY p.updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING *`.execute(this.#db),
+          RETURNING *, ${decisionsOf}`.execute(this.#db),
     );
-    if (rows.length > 0) await this.#sync();
-    return rows.map(toPausedReply);
+    // Not synced: a claim lost with the machine leaves a reply that any sweep claims again, and the first
+    // write of the continuation that matters (an approved call's start, its end) syncs the log up to it.
+    return rows.map((row) => ({ ...toPausedReply(row), decisions: toDecisions(row.decisions) }));
   }
 
   /** Extends the lease of a continuation this process runs. */
@@ -261,12 +294,14 @@ export class ApprovalStore {
         .where('reply_id', '=', replyId)
         .execute(),
     );
-    return rows.map((row) => ({
-      toolCallId: row.tool_call_id,
-      toolName: row.tool_name,
-      decision: (row.decision ?? 'expired') as Decision,
-      reason: row.reason,
-    }));
+    return toDecisions(
+      rows.map((row) => ({
+        toolCallId: row.tool_call_id,
+        toolName: row.tool_name,
+        decision: row.decision,
+        reason: row.reason,
+      })),
+    );
   }
 
   /** Records that a continued reply ended, with all its parts (its final one last). */
@@ -333,4 +368,20 @@ function toPausedReply(row: PausedReplyRow): PausedReply {
     expiresAt: new Date(row.expires_at),
     traceContext: (json(row.trace_context) as Record<string, string> | null) ?? null,
   };
+}
+
+/** Decisions as stored (JSON from a claim, or rows): an undecided one reads as expired. */
+function toDecisions(value: unknown): StoredDecision[] {
+  const rows = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as {
+    toolCallId: string;
+    toolName: string;
+    decision: string | null;
+    reason: string | null;
+  }[];
+  return rows.map((row) => ({
+    toolCallId: row.toolCallId,
+    toolName: row.toolName,
+    decision: (row.decision ?? 'expired') as Decision,
+    reason: row.reason,
+  }));
 }

@@ -6,7 +6,7 @@ import type { LoopCheckpoint } from './pause-reply';
 import type { ReplyPart } from '../parts/reply-part';
 import { ReplyStream } from '../parts/reply-stream';
 import { PollLoop } from '../../scheduling/poll-loop';
-import type { ApprovalStore, PausedReply, StoredDecision } from './approval-store';
+import type { ApprovalStore, ClaimedReply, PausedReply, StoredDecision } from './approval-store';
 import type { MessageStore } from '../../storage/message-store';
 
 /** What {@link PausedReplies} needs of the messaging service. */
@@ -94,41 +94,50 @@ export class PausedReplies {
   /**
    * Approves or denies one waiting call: NOT_FOUND for an unknown reply or call (or one of another channel, when
    * `channelId` is given), CONFLICT when it was decided already or the reply no longer waits. Once every
-   * request of the reply is decided, it goes on in this process.
+   * request of the reply is decided, it goes on in this process: claimed and started before this returns, so a
+   * client that follows it once answered finds it running here.
    */
   async decide(
     replyId: string,
     input: { toolCallId: string; approved: boolean; reason?: string; decidedBy?: string },
     channelId?: string,
   ): Promise<ApprovalDecided> {
-    const { store } = this.#options;
-    const state = await store.requestState(replyId, input.toolCallId);
-    if (!state || (channelId !== undefined && state.channelId !== channelId)) {
-      throw new ParleyError(
-        'NOT_FOUND',
-        `No approval request ${input.toolCallId} in reply ${replyId}`,
-      );
-    }
+    const { store, leaseMs, logger } = this.#options;
     const decision = input.approved ? 'approved' : 'denied';
-    if (
-      state.decided ||
-      state.closed ||
-      !(await store.decide(replyId, input.toolCallId, decision, input.reason, input.decidedBy))
-    ) {
+    // One conditional statement takes it, and claims the reply when it was the last decision it waited for;
+    // only when it is not taken is the request read, to tell why.
+    const taken = await store.decide(
+      replyId,
+      input.toolCallId,
+      decision,
+      input.reason,
+      input.decidedBy,
+      { channelId, claimLeaseMs: this.#options.stopped() ? undefined : leaseMs },
+    );
+    if (!taken) {
+      const state = await store.requestState(replyId, input.toolCallId);
+      if (!state || (channelId !== undefined && state.channelId !== channelId)) {
+        throw new ParleyError(
+          'NOT_FOUND',
+          `No approval request ${input.toolCallId} in reply ${replyId}`,
+        );
+      }
       throw new ParleyError('CONFLICT', 'This approval request was already decided or has expired');
     }
     const decided: ApprovalDecided = { replyId, toolCallId: input.toolCallId, status: decision };
-    await this.#options.onDecided?.(decided, {
-      reason: input.reason,
-      decidedBy: input.decidedBy,
-      channelId: state.channelId,
-    });
-    void this.#resumeReady(replyId).catch((error: unknown) =>
-      this.#options.logger.warn(
-        { err: error, replyId },
-        'a decided reply did not go on yet; the sweep will',
-      ),
-    );
+    try {
+      await this.#options.onDecided?.(decided, {
+        reason: input.reason,
+        decidedBy: input.decidedBy,
+        channelId: taken.channelId,
+      });
+    } finally {
+      // A reply this decision claimed goes on here whatever the audit did (else only once its lease lapsed).
+      await (taken.claimed ? this.#continue(taken.claimed) : this.#resumeReady(replyId)).catch(
+        (error: unknown) =>
+          logger.warn({ err: error, replyId }, 'a decided reply did not go on yet; the sweep will'),
+      );
+    }
     return decided;
   }
 
@@ -240,9 +249,10 @@ export class PausedReplies {
     for (const paused of claimed) await this.#continue(paused);
   }
 
-  async #continue(paused: PausedReply): Promise<void> {
+  /** Starts the continuation of a claimed reply here (it runs in the channel's turn; this does not wait for it). */
+  async #continue(paused: ClaimedReply): Promise<void> {
     const { agents, messages, store, logger, leaseMs } = this.#options;
-    const { replyId } = paused;
+    const { replyId, decisions } = paused;
     const stream = ReplyStream.continuing(
       replyId,
       paused.channelId,
@@ -250,7 +260,8 @@ export class PausedReplies {
       paused.parts as ReplyPart[],
     );
     const agent = agents.find(paused.agentId);
-    const userMessage = await messages.get(paused.inReplyTo);
+    // The channel's recent messages in memory hold it, on the embedded database, unless it is old.
+    const userMessage = await messages.get(paused.inReplyTo, paused.channelId);
     const checkpoint = paused.progress as unknown as LoopCheckpoint | null;
     if (!agent || !userMessage || !checkpoint) {
       logger.warn({ replyId }, 'a paused reply cannot go on: its agent, message or state is gone');
@@ -260,7 +271,6 @@ export class PausedReplies {
       ]);
       return;
     }
-    const decisions = await store.decisions(replyId);
     // Held while it runs: another process takes it over only if this one stops renewing.
     const renew = setInterval(() => {
       store
