@@ -238,10 +238,15 @@ export class SqlMemoryStore implements MemoryStore {
     return { row, vector: embedding ?? null };
   }
 
-  /** Tells the cache of rows inserted (nothing when the agent's table is not loaded). */
+  /**
+   * Tells the cache of rows inserted, and starts reading a table written that it has not loaded (the rows just
+   * written included), so that the next search of this process finds it loaded: a table this process writes
+   * vectors to is one it searches (see "Exact vector search in WebAssembly SIMD" in docs/decisions.md).
+   */
   private cacheInserted(inserted: readonly { row: InsertRow; vector: number[] | null }[]): void {
     const { cache } = this.options;
     if (!cache) return;
+    const written = new Map<string, { agentId: string; tableName: string; dimensions: number }>();
     for (const { row, vector } of inserted) {
       if (vector === null) continue;
       cache.put(row.agent_id, row.table_name, {
@@ -252,7 +257,17 @@ export class SqlMemoryStore implements MemoryStore {
         is_unique: row.is_unique,
         embedding: vector,
       });
+      const key = VectorCache.key(row.agent_id, row.table_name, vector.length);
+      if (!written.has(key))
+        written.set(key, {
+          agentId: row.agent_id,
+          tableName: row.table_name,
+          dimensions: vector.length,
+        });
     }
+    if (this.options.vectorSearch() !== 'exact') return;
+    for (const [key, { agentId, tableName, dimensions }] of written)
+      cache.warm(key, dimensions, this.tableReader(agentId, tableName, dimensions));
   }
 
   async create(memory: NewMemory, tableName: string, unique = false): Promise<string> {
@@ -522,7 +537,10 @@ export class SqlMemoryStore implements MemoryStore {
     return rows;
   }
 
-  /** The agent's table of vectors of `dimensions`, read into the cache at its first search. */
+  /**
+   * The agent's table of vectors of `dimensions`, read into the cache at its first search unless a write of this
+   * process has read it already (see {@link cacheInserted}).
+   */
   private cachedTable(
     cache: VectorCache,
     filter: MemoryFilter,
@@ -530,13 +548,30 @@ export class SqlMemoryStore implements MemoryStore {
   ): Promise<VectorTable> {
     const agentId = checkUuid(filter.agentId, 'agentId');
     const tableName = checkTableName(filter.tableName);
-    return cache.ensure(VectorCache.key(agentId, tableName, dimensions), dimensions, async () => {
+    return cache.ensure(
+      VectorCache.key(agentId, tableName, dimensions),
+      dimensions,
+      this.tableReader(agentId, tableName, dimensions),
+    );
+  }
+
+  /**
+   * Reads an agent's table of vectors for the cache: each vector as the base64 of its binary form, which neither
+   * PostgreSQL formats as decimals nor JavaScript parses as decimals (a third of the parse of `embedding::text`).
+   */
+  private tableReader(
+    agentId: string,
+    tableName: string,
+    dimensions: number,
+  ): () => Promise<CacheRow[]> {
+    return async () => {
       const { rows } = await sql<CacheRow>`
-        SELECT id, room_id, entity_id, world_id, is_unique, embedding::text AS embedding FROM memories
+        SELECT id, room_id, entity_id, world_id, is_unique,
+          encode(array_send(embedding), 'base64') AS embedding FROM memories
         WHERE agent_id = ${agentId} AND table_name = ${tableName}
           AND dimensions = ${sql.raw(String(dimensions))}`.execute(this.db);
       return rows;
-    });
+    };
   }
 
   /** The exact search over the agent's table read once into memory (see {@link VectorCache}). */
