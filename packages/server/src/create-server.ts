@@ -439,7 +439,7 @@ export function createServer(options: ServerOptions = {}): ParleyServer {
     logger,
   });
   memory.addRecaller(knowledge.recaller);
-  const summaries = new ChannelSummaryStore(database.db);
+  const summaries = new ChannelSummaryStore(database.db, { exclusive: singleWriter });
   // Channels made as `New chat` are named after their first message once it is answered (a summary, else its
   // first words).
   const namer = new ChannelNamer({ channels: () => channels, model, logger });

@@ -43,8 +43,6 @@ const LOW_WATER = 0.6;
  * reply costs no summary work and no query (the summary is remembered), only every few replies one catch-up.
  */
 const HIGH_WATER = 0.85;
-/** Summaries remembered in this process (channels and agents), the least recently used forgotten first. */
-const MAX_REMEMBERED = 10_000;
 /** Turns read from storage at once while catching up. */
 const PAGE = 200;
 
@@ -59,6 +57,8 @@ interface CatchUp {
   maxTokens: number;
   maxTurns: number;
   signal?: AbortSignal;
+  /** The stored summary and every turn after it before `beforeId`, when this process knows them without a read. */
+  known?: { stored: ChannelSummary; turns: readonly SummaryTurn[] };
 }
 
 /** A character's own budget (`settings.PROMPT_TOKEN_BUDGET`), else the server's. */
@@ -82,13 +82,6 @@ export class ConversationWindows {
   readonly #summarize: Summarizer;
   readonly #running = new Map<string, Promise<string | undefined>>();
   readonly #later: BoundedWork;
-  /**
-   * The summary this process last stored or read, per channel and agent. Only ever a summary that was stored, so
-   * using it is never wrong: one another process has moved on since is merely older, and is read again when
-   * its turns no longer fit (a catch-up reads the stored one first). A cleared history is never served from it:
-   * its covered message is then not among the recent ones.
-   */
-  readonly #remembered = new Map<string, ChannelSummary>();
 
   constructor(options: {
     settings: ConversationSettings;
@@ -123,24 +116,6 @@ export class ConversationWindows {
           }
         }
       : extractiveSummarizer;
-  }
-
-  #remember(key: string, summary: ChannelSummary | undefined): ChannelSummary | undefined {
-    this.#remembered.delete(key);
-    if (summary === undefined) return undefined;
-    this.#remembered.set(key, summary);
-    if (this.#remembered.size > MAX_REMEMBERED) {
-      this.#remembered.delete(this.#remembered.keys().next().value!);
-    }
-    return summary;
-  }
-
-  /** The remembered summary of the channel for the agent, else the stored one (then remembered). */
-  async #summaryOf(channelId: string, agentId: string): Promise<ChannelSummary | undefined> {
-    const key = `${channelId}:${agentId}`;
-    const known = this.#remembered.get(key);
-    if (known) return known;
-    return this.#remember(key, await this.#summaries.get(channelId, agentId));
   }
 
   /** The turns of `recent` after the one `summary` covers up to; undefined when that one is not among them. */
@@ -183,7 +158,7 @@ export class ConversationWindows {
     if (channelId === undefined || (complete && fit.length === recent.length))
       return { history: fit };
     if (this.#settings.summary === 'off') return { history: fit };
-    const stored = await this.#summaryOf(channelId, agent.agentId);
+    const stored = await this.#summaries.remembered(channelId, agent.agentId);
     const since = ConversationWindows.#after(recent, stored);
     if (since && since.after.length > 0 && since.tokens <= bounds.history)
       return { history: since.after, summary: stored!.summary };
@@ -218,22 +193,28 @@ export class ConversationWindows {
       );
       const complete = recent.length < historyLimit && low.length === recent.length;
       if (complete || low.length === 0) return;
-      const since = ConversationWindows.#after(
-        recent,
-        await this.#summaryOf(channelId, agent.agentId),
-      );
+      const stored = await this.#summaries.remembered(channelId, agent.agentId);
+      const since = ConversationWindows.#after(recent, stored);
       if (
         since &&
         since.tokens <= bounds.history * HIGH_WATER &&
         since.after.length <= historyLimit * HIGH_WATER
       )
         return;
+      const beforeId = low[0]!.id;
+      const missed = since?.after.findIndex((message) => message.id === beforeId) ?? -1;
       await this.#catchUp({
         agent,
         channelId,
-        beforeId: low[0]!.id,
+        beforeId,
         maxTokens: bounds.summaryTokens,
         maxTurns: Infinity,
+        // Where only this process writes, the summary remembered is the stored one, and the turns it misses are
+        // among the recent messages: the catch-up reads nothing.
+        known:
+          this.#summaries.exclusive && missed >= 0
+            ? { stored: stored!, turns: since!.after.slice(0, missed) }
+            : undefined,
       });
     });
   }
@@ -267,20 +248,19 @@ export class ConversationWindows {
     maxTokens,
     maxTurns,
     signal,
+    known,
   }: CatchUp): Promise<string | undefined> {
     let done = 0;
-    const key = `${channelId}:${agent.agentId}`;
-    // The stored one, not the remembered: another process may have moved it on.
-    let stored = this.#remember(key, await this.#summaries.get(channelId, agent.agentId));
+    // The stored one, not the remembered: another process may have moved it on (unless it is known).
+    let stored = known ? known.stored : await this.#summaries.get(channelId, agent.agentId);
+    let given = known?.turns;
     while (done < maxTurns) {
       signal?.throwIfAborted();
       const page = Math.min(PAGE, maxTurns - done);
-      const turns = await this.#summaries.turnsBetween(
-        channelId,
-        stored?.coveredUntil,
-        beforeId,
-        page,
-      );
+      const turns =
+        given?.slice(0, page) ??
+        (await this.#summaries.turnsBetween(channelId, stored?.coveredUntil, beforeId, page));
+      given = undefined;
       if (turns.length === 0) break;
       let overtaken = false;
       for (const chunk of chunks(turns, maxTokens * 2)) {
@@ -303,10 +283,7 @@ export class ConversationWindows {
           stored?.coveredUntil,
         );
         // Another process stored a step first: go on from what it stored.
-        stored = this.#remember(
-          key,
-          saved ? next : await this.#summaries.get(channelId, agent.agentId),
-        );
+        stored = saved ? next : await this.#summaries.get(channelId, agent.agentId);
         overtaken = !saved;
         if (overtaken) break;
       }

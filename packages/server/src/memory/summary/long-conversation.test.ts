@@ -147,6 +147,35 @@ describe('long conversations keep to the prompt budget with a running summary', 
         // low and high water marks (60% and 85% of a 20-turn window) an update takes every 5 turns on: about 5.
         await expect.poll(() => summaries() - before).toBeGreaterThan(0);
         expect(summaries() - before).toBeLessThanOrEqual(6);
+        // Each turn is folded in once, in order: no update is given a turn an earlier one covered, none is skipped.
+        const folded = bodies
+          .filter((body) => isSummaryRequest(body.messages))
+          .flatMap((body) => text(body.messages[1]!).split('New turns:\n')[1]!.split('\n'))
+          .map((line) => /(Message \d+|Turn \d+)/.exec(line)?.[1])
+          .filter((turn) => turn !== undefined);
+        expect(new Set(folded).size).toBe(folded.length);
+        const asked = folded
+          .filter((turn) => turn.startsWith('Turn '))
+          .map((turn) => Number(turn.slice(5)));
+        expect(asked).toEqual(asked.map((_, index) => index));
+        // And only turns out of the window (its newest 60% stay whole): an update made after the reply to turn k folds
+        // no turn after k - 6 (each turn is a question and its answer; the window holds the last 20 messages).
+        bodies.forEach((body, index) => {
+          if (!isSummaryRequest(body.messages)) return;
+          const before = bodies
+            .slice(0, index)
+            .reverse()
+            .find((earlier) => !isSummaryRequest(earlier.messages));
+          const newest = /Turn (\d+)\?/.exec(
+            text(before?.messages.at(-1) ?? { role: 'user', content: '' }),
+          )?.[1];
+          if (newest === undefined) return;
+          const lines = text(body.messages[1]!).split('New turns:\n')[1]!.split('\n');
+          for (const line of lines) {
+            const turn = /Turn (\d+)\?/.exec(line)?.[1];
+            if (turn !== undefined) expect(Number(turn)).toBeLessThanOrEqual(Number(newest) - 5);
+          }
+        });
         for (const chat of chats(bodies).slice(-12)) {
           expect(promptTokens(chat.messages)).toBeLessThanOrEqual(BUDGET);
           expect(text(chat.messages[0]!)).toContain('ZEBRA-4417');
