@@ -200,8 +200,10 @@ export class VectorCache {
     const q = queryOf(query);
     const { length, stride, norms } = table;
     if (length === 0 || limit <= 0 || q.norm === 0) return [];
-    // A query or a row of infinite or NaN values has no bounded error: the plain scan answers (never in practice).
-    if (!Number.isFinite(q.norm)) return scalarSearch(table, q, filter, threshold, limit);
+    // A query or a row of infinite or NaN values has no bounded error, and a NaN threshold lets every row through:
+    // the plain scan answers (never in practice).
+    if (!Number.isFinite(q.norm) || Number.isNaN(threshold))
+      return scalarSearch(table, q, filter, threshold, limit);
     const queryAt = norms.length * stride * 4;
     const outAt = queryAt + stride * 4;
     reserve(table, bytesFor(norms.length, stride));
@@ -317,7 +319,7 @@ function candidates(
     filter.worldId !== undefined ||
     filter.unique !== undefined;
   // The `limit` largest lower bounds (a min-heap).
-  const lows = new Float64Array(Math.min(limit, length));
+  const lows = new Float64Array(Math.min(Math.ceil(limit), length));
   const size = lows.length;
   let count = 0;
   let least = -Infinity;

@@ -254,6 +254,19 @@ describe('the exact search with its SIMD pass (issue 37)', () => {
     expect(cache.search(empty, [1, 0, 0], {}, -1, 10)).toEqual([]);
   });
 
+  it('answers as the plain scan for a NaN threshold and a limit that is not an integer', async () => {
+    const random = randomOf(11);
+    const base = Array.from({ length: 20 }, () => random() * 2 - 1);
+    const { cache, table, rows } = await tableOf(random, 20, 300, base);
+    const query = base.map((value) => value + random() * 0.1);
+    expect(cache.search(table, query, {}, NaN, 10)).toEqual(
+      reference(rows.values(), query, {}, NaN, 10),
+    );
+    expect(cache.search(table, query, {}, 0.2, 2.5)).toEqual(
+      reference(rows.values(), query, {}, 0.2, 2.5),
+    );
+  });
+
   it('bounds the float32 error by (n + 16)·2⁻²³ of the norms', () => {
     expect(errorBound(384).relative).toBe(400 * 2 ** -23);
     expect(errorBound(384).absolute).toBe(400 * 2 ** -148);
