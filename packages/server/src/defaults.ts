@@ -86,7 +86,7 @@ export const DEFAULTS = {
     maxPerAgent: 10_000,
   },
   /**
-   * `AGENT_MAX_STEPS`, `TOOL_TIMEOUT_MS`…, `agentLoop`: the bounds of one reply's loop of model calls and tool
+   * `AGENT_MAX_STEPS`, `TOOL_TIMEOUT_MS`..., `agentLoop`: the bounds of one reply's loop of model calls and tool
    * calls; a character's `settings` of the same names override them for that agent.
    */
   agentLoop: {

@@ -4,4 +4,5 @@
  */
 export { submitAgentMessage } from './submit-agent-message';
 export type { SubmitAgentMessageOptions } from './submit-agent-message';
-export { ParleyClientError } from '@parley/client';
+// The REST entry: the package's root also loads socket.io's client, which posting never uses.
+export { ParleyClientError } from '@parley/client/rest';

@@ -1,4 +1,4 @@
-import { createParleyClient } from '@parley/client';
+import { createParleyClient } from '@parley/client/rest';
 import { DEFAULT_SERVER_ID, type AgentMessageInput, type StoredMessage } from '@parley/core';
 import type { AgentPostOptions, AgentRuntime } from '../plugin/runtime';
 

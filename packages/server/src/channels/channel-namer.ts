@@ -66,7 +66,7 @@ const words = (text: string) =>
 export function nameFromAnswer(answer: string, message: string): string | undefined {
   const line = (answer.split('\n').find((each) => each.trim() !== '') ?? '')
     .replace(/^\s*(title|name)\s*:\s*/i, '')
-    .replace(/^["'“”‘’*#\s]+|["'“”‘’*\s.]+$/g, '')
+    .replace(/^["'\u201c\u201d\u2018\u2019*#\s]+|["'\u201c\u201d\u2018\u2019*\s.]+$/g, '')
     .trim();
   if (line === '' || line.length > MAX_CHANNEL_NAME * 2) return undefined;
   const said = words(message);

@@ -195,7 +195,7 @@ export function elizaMemoryRoutes(options: ElizaMemoryRoutesOptions): Hono<AppEn
       createChannelRequestSchema,
       {
         name: body.name,
-        // elizaOS's room types beyond a DM (GROUP, API, VOICE_…) are group conversations here.
+        // elizaOS's room types beyond a DM (GROUP, API, VOICE_...) are group conversations here.
         type: body.type === 'DM' ? 'DM' : 'GROUP',
         agentId,
         ...(body.entityId ? { participants: [body.entityId] } : {}),

@@ -76,7 +76,7 @@ function introduction(character: ModelCharacter, name: string): string {
     .map((line) => plain(line, name))
     .filter((line) => line !== '' && (!description || !line.includes(description)))
     .slice(0, 2)
-    .map((line) => (/[.!?…]$/.test(line) ? line : `${line}.`));
+    .map((line) => (/[.!?\u2026]$/.test(line) ? line : `${line}.`));
   return [description ? `I'm ${name}, ${description}.` : `I'm ${name}.`, ...bio].join(' ');
 }
 

@@ -35,7 +35,7 @@ export class ResponseHeaders {
     return result;
   }
 
-  /** Sets every header of a `writeHead` argument: an object, or a flat `[name, value, …]` list. */
+  /** Sets every header of a `writeHead` argument: an object, or a flat `[name, value, ...]` list. */
   setAll(headers: Record<string, HeaderValue> | readonly string[]): void {
     if (Array.isArray(headers)) {
       const list = headers as readonly string[];
