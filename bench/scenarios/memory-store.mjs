@@ -190,7 +190,9 @@ function jsExactLimit() {
  * Memory search: COUNT memories of 384 dimensions of one agent's table, then QUERIES top-10 searches: exact
  * (PGlite; PostgreSQL without pgvector) and pgvector's HNSW index where the database has it, with recall@10 of
  * the indexed search against the exact one; then searches after writes (a create, an update, a delete, then a search;
- * then writes and searches released together). The limit: the same exact scan in plain JavaScript over memory.
+ * then writes and searches released together); on PGlite, the first search after a restart of the server over the same
+ * folder, which reads the table into memory (a process that writes a table reads it at that write instead). The limit:
+ * the same exact scan in plain JavaScript over memory.
  */
 export const memorySearch = {
   id: 'memory-search',
