@@ -24,6 +24,12 @@ type Role = 'owner' | 'member';
 const membershipKey = (channelId: string, entityId: string) =>
   `${channelId.toLowerCase()}\u0000${entityId}`;
 
+/**
+ * The channel a post's access check read with the person's role: its agent (null: none set), or null when no
+ * channel has the id yet. The post uses it instead of reading the channel again.
+ */
+export type ChannelSeen = { agentId: string | null } | null;
+
 /** Options of {@link ChannelAccess}. */
 export interface ChannelAccessOptions {
   /**
@@ -119,28 +125,34 @@ export class ChannelAccess {
    * and nobody claimed (created on first use: they become its owner, in one statement, so that of people
    * posting into the same new id together exactly one owns it).
    */
-  async assertPost(who: ChannelAsker | undefined, channelId: string): Promise<void> {
-    if (ChannelAccess.isAdmin(who)) return;
+  async assertPost(
+    who: ChannelAsker | undefined,
+    channelId: string,
+  ): Promise<ChannelSeen | undefined> {
+    if (ChannelAccess.isAdmin(who)) return undefined;
     const entityId = who!.entityId;
-    if (this.#members?.get(membershipKey(channelId, entityId))) return;
+    if (this.#members?.get(membershipKey(channelId, entityId))) return undefined;
     // One statement on the common paths (a member posts; someone starts a new channel): their role, or the
     // owner's row taken when the channel does not exist yet. No row: someone else's channel, or a claim that lost a
     // race, maybe to this person's own request released beside it, so the role is read once more.
+    // The channel's agent comes with it (as it was before the statement), so that the post does not read it again.
     const result = await storageCall('channel members', () =>
-      sql<{ role: string }>`
+      sql<{ role: string; channel_id: string | null; agent_id: string | null }>`
         with mine as (
           select role from channel_members where channel_id = ${channelId}::uuid and entity_id = ${entityId}::text
         ), claimed as (
           ${ownerClaim(channelId, entityId, sql`not exists (select 1 from mine) and ${isNew(channelId)}`)}
         )
-        select role from mine union all select role from claimed`.execute(this.db),
+        select r.role, c.id as channel_id, c.agent_id
+        from (select role from mine union all select role from claimed) r
+        left join channels c on c.id = ${channelId}::uuid`.execute(this.db),
     );
-    const role = result.rows[0]?.role;
-    if (role === 'owner' || role === 'member') {
-      this.#members?.set(membershipKey(channelId, entityId), role);
-      return;
+    const row = result.rows[0];
+    if (row?.role === 'owner' || row?.role === 'member') {
+      this.#members?.set(membershipKey(channelId, entityId), row.role);
+      return row.channel_id === null ? null : { agentId: row.agent_id };
     }
-    if ((await this.#role(channelId, entityId)) !== undefined) return;
+    if ((await this.#role(channelId, entityId)) !== undefined) return undefined;
     throw notYours(channelId);
   }
 
@@ -316,10 +328,13 @@ export async function assertReadOnRequest(c: RequestContext, channelId: string):
 }
 
 /** FORBIDDEN unless the request's identity may post into `channelId` (a new id becomes theirs). */
-export async function assertPostOnRequest(c: RequestContext, channelId: string): Promise<void> {
+export async function assertPostOnRequest(
+  c: RequestContext,
+  channelId: string,
+): Promise<ChannelSeen | undefined> {
   const who = askerOf(c);
-  if (ChannelAccess.isAdmin(who)) return;
-  await accessOf(c).assertPost(who, channelId);
+  if (ChannelAccess.isAdmin(who)) return undefined;
+  return accessOf(c).assertPost(who, channelId);
 }
 
 /** Makes the request's person the owner of a channel just created for them (no-op for an admin). */
@@ -348,7 +363,9 @@ export function requestPerson(c: RequestContext): RequestPerson | undefined {
   if (ChannelAccess.isAdmin(who)) return undefined;
   return {
     entityId: who!.entityId,
-    authorize: (channelId) => assertPostOnRequest(c, channelId),
+    authorize: async (channelId) => {
+      await assertPostOnRequest(c, channelId);
+    },
   };
 }
 

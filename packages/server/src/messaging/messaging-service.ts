@@ -293,11 +293,17 @@ export class MessagingService {
   }
 
   /** The agent that answers in a channel: the one asked for, else the channel's, else the default. */
-  async resolveAgent(channelId: string, agentId?: string): Promise<AgentProfile> {
+  async resolveAgent(
+    channelId: string,
+    agentId?: string,
+    seen?: UserMessageInput['channel'],
+  ): Promise<AgentProfile> {
     const { agents, store } = this.#options;
     if (agentId) return agents.get(agentId);
-    // The store remembers each channel's agent (set once, never changed): no query per message.
-    const channelAgentId = (await store.getChannel(channelId))?.agentId;
+    // The store remembers each channel's agent (set once, never changed): no query per message; nor when the
+    // request's access check read the channel already.
+    const channelAgentId =
+      seen !== undefined ? seen?.agentId : (await store.getChannel(channelId))?.agentId;
     // A stopped agent answers nothing: CONFLICT, never another agent in its place.
     return agents.available((channelAgentId && agents.find(channelAgentId)) || agents.defaultAgent);
   }
@@ -380,7 +386,7 @@ export class MessagingService {
     // Taken before the first await: requests arriving together are counted one by one.
     const ticket = this.#admission.admit(input.channelId);
     try {
-      const agent = await this.resolveAgent(input.channelId, input.agentId);
+      const agent = await this.resolveAgent(input.channelId, input.agentId, input.channel);
       await this.#whileBusy(input, agent, ticket);
       const claim = idempotent && (await this.#keyed.require().claim(idempotent));
       const id = claim ? claim.id : (input.messageId ?? reservedUuid());

@@ -43,6 +43,11 @@ export interface UserMessageInput {
   delivery?: string;
   /** While a reply to the channel runs (default: the agent's character `ifBusy`, else `enqueue`). */
   ifBusy?: IfBusy;
+  /**
+   * The channel as this request's access check read it (`ChannelSeen`: its agent, or null when it does not exist
+   * yet), so that its agent is not read again; undefined: read it.
+   */
+  channel?: { agentId: string | null } | null;
 }
 
 /** What a process answers about a reply it was asked to cancel. */

@@ -91,9 +91,10 @@ export function messagingRoutes(
       'message',
     );
     const entityId = postingEntity(who, body.entityId) ?? body.entityId;
-    await access.assertPost(who, channelId);
+    const channel = await access.assertPost(who, channelId);
     const { message, reply } = await messaging.converse({
       channelId,
+      channel,
       text: body.text,
       entityId,
       senderName: body.senderName,

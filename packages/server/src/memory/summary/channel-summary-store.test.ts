@@ -44,6 +44,7 @@ describe.each(kinds)('channel summaries on $name', ({ create, skip }) => {
           author_id: authorId,
           author_name: authorId,
           source_type: 'user',
+          metadata: '{}',
           content: `turn ${index}`,
           created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
         })),
