@@ -9,6 +9,11 @@ const DIMENSIONS = 384;
 const COUNT = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const BATCH = 1_000;
 const QUERIES = 20;
+/**
+ * Memories of the PGlite-with-pgvector search (`BENCH_HNSW_MEMORIES`): fewer, as PGlite keeps the HNSW index at
+ * about 100 inserts a second (100,000 would take a quarter of an hour to store).
+ */
+const HNSW_COUNT = Number(process.env.BENCH_HNSW_MEMORIES ?? 2_000);
 
 /** A deterministic pseudo-random unit vector (xorshift), so every run and database stores the same ones. */
 function vectorOf(seed) {
@@ -40,7 +45,12 @@ async function startServer(kind) {
     dispose = () => database.drop();
   } else {
     const dir = await mkdtemp(join(tmpdir(), 'parley-bench-memory-'));
-    location = { kind: 'pglite', dataDir: dir };
+    // `pglite-hnsw`: PGlite with its build of pgvector loaded (MEMORY_VECTOR_INDEX=hnsw).
+    location = {
+      kind: 'pglite',
+      dataDir: dir,
+      ...(kind === 'pglite-hnsw' ? { pgvector: true } : {}),
+    };
     dispose = () => rm(dir, { recursive: true, force: true });
   }
   return serverOver(location, dispose);
@@ -75,13 +85,13 @@ const rss = () => {
   return process.memoryUsage().rss;
 };
 
-/** Stores COUNT fragments of 384 dimensions (vectors made beforehand: embedding time excluded). */
-async function ingest(store, agentId) {
+/** Stores `count` fragments of 384 dimensions (vectors made beforehand: embedding time excluded). */
+async function ingest(store, agentId, count = COUNT) {
   const started = process.hrtime.bigint();
   const before = rss();
-  for (let start = 0; start < COUNT; start += BATCH) {
+  for (let start = 0; start < count; start += BATCH) {
     const batch = [];
-    for (let index = start; index < Math.min(COUNT, start + BATCH); index += 1) {
+    for (let index = start; index < Math.min(count, start + BATCH); index += 1) {
       batch.push({
         agentId,
         entityId: agentId,
@@ -95,10 +105,10 @@ async function ingest(store, agentId) {
     await store.createMany(batch, 'fragments');
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { perSecond: COUNT / seconds, rssGrowth: (rss() - before) / (COUNT / 100_000) };
+  return { perSecond: count / seconds, rssGrowth: (rss() - before) / (count / 100_000) };
 }
 
-/** Search latencies (ms) and each query's top-10 ids. */
+/** Search latencies (ms) and each query's top 10 (their texts). */
 async function searches(store, agentId) {
   const times = [];
   const tops = [];
@@ -107,7 +117,7 @@ async function searches(store, agentId) {
     const started = process.hrtime.bigint();
     const found = await store.search({ agentId, tableName: 'fragments', embedding, count: 10 });
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    tops.push(found.map((memory) => memory.id));
+    tops.push(found.map((memory) => memory.content.text));
   }
   return { stats: summarize(times), tops };
 }
@@ -163,6 +173,21 @@ async function searchesAfterWrites(store, agentId) {
 }
 
 /** The same exact cosine search in plain JavaScript over a Float32Array in memory: what Node allows at best. */
+/** The texts of each query's exact top 10 over the first `count` fragments, computed here in float64. */
+function exactTopsOf(count) {
+  const vectors = Array.from({ length: count }, (_, row) => vectorOf(row + 1));
+  return Array.from({ length: QUERIES }, (_, query) => {
+    const q = vectorOf(10_000_000 + query);
+    const scores = vectors.map((vector) =>
+      vector.reduce((sum, value, index) => sum + value * q[index], 0),
+    );
+    return Array.from(scores.keys())
+      .sort((a, b) => scores[b] - scores[a])
+      .slice(0, 10)
+      .map((row) => `fragment ${row} of document ${Math.floor(row / 50)}: code K${row}`);
+  });
+}
+
 function jsExactLimit() {
   const matrix = new Float32Array(COUNT * DIMENSIONS);
   for (let row = 0; row < COUNT; row += 1) matrix.set(vectorOf(row + 1), row * DIMENSIONS);
@@ -201,7 +226,7 @@ export const memorySearch = {
     const rows = [];
     const notes = [];
     const limit = jsExactLimit();
-    for (const kind of ['pglite', 'postgres']) {
+    for (const kind of ['pglite', 'pglite-hnsw', 'postgres']) {
       let running;
       try {
         running = await startServer(kind);
@@ -211,9 +236,42 @@ export const memorySearch = {
       }
       try {
         const { store } = running.server.memory;
-        await ingest(store, running.agentId);
+        const hnsw = kind === 'pglite-hnsw';
+        const stored = await ingest(store, running.agentId, hnsw ? HNSW_COUNT : COUNT);
         const mode = running.server.memory.vectorSearch;
         const measured = await searches(store, running.agentId);
+        if (hnsw) {
+          if (mode !== 'pgvector') throw new Error(`pgvector was not loaded (${mode} search)`);
+          const size = HNSW_COUNT.toLocaleString('en');
+          rows.push(
+            {
+              figure: `${kind} search p50 (${size} memories)`,
+              value: measured.stats.p50,
+              unit: 'ms',
+            },
+            {
+              figure: `${kind} search p99 (${size} memories)`,
+              value: measured.stats.p99,
+              unit: 'ms',
+            },
+          );
+          const exactTops = exactTopsOf(HNSW_COUNT);
+          let found = 0;
+          measured.tops.forEach((top, query) => {
+            const exact = new Set(exactTops[query]);
+            found += top.filter((text) => exact.has(text)).length;
+          });
+          rows.push({
+            figure: `${kind} recall@10 against the exact search`,
+            value: found / (QUERIES * 10),
+            unit: '',
+            target: ['>=', 0.95],
+          });
+          notes.push(
+            `pglite-hnsw (MEMORY_VECTOR_INDEX=hnsw): PGlite's pgvector and its HNSW index, ${HNSW_COUNT} memories (BENCH_HNSW_MEMORIES); ${Math.round(stored.perSecond)} fragments/s stored with the index kept (memory-ingest has the exact search's)`,
+          );
+          continue;
+        }
         rows.push(
           {
             figure: `${kind} ${mode} search p50`,

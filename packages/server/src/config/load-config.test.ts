@@ -72,6 +72,16 @@ describe('loadConfig', () => {
     expect(far.database).toEqual({ kind: 'postgres', url: remote, createIfMissing: false });
   });
 
+  it("loads PGlite's pgvector with MEMORY_VECTOR_INDEX=hnsw, and refuses another value", async () => {
+    const hnsw = toServerOptions(
+      await loadConfig({ env: { DATA_DIR: 'data', MEMORY_VECTOR_INDEX: 'hnsw' }, cwd }),
+    );
+    expect(hnsw.database).toEqual({ kind: 'pglite', dataDir: join(cwd, 'data'), pgvector: true });
+    await expect(loadConfig({ env: { MEMORY_VECTOR_INDEX: 'ivfflat' }, cwd })).rejects.toThrow(
+      /MEMORY_VECTOR_INDEX/,
+    );
+  });
+
   it('shares rooms through Redis with REDIS_URL', async () => {
     const redis = 'redis://127.0.0.1:6379';
     const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', REDIS_URL: redis };

@@ -178,7 +178,11 @@ export function toServerOptions(config: ParleyConfig): ConfiguredServerOptions {
             config.databaseUrl,
           ),
         }
-      : { kind: 'pglite', dataDir: config.dataDir },
+      : {
+          kind: 'pglite',
+          dataDir: config.dataDir,
+          ...(config.settings.MEMORY_VECTOR_INDEX === 'hnsw' ? { pgvector: true } : {}),
+        },
     ...(config.redisUrl ? { cluster: { kind: 'redis', url: config.redisUrl } } : {}),
     model: createModel(config.model),
     tee: config.tee,

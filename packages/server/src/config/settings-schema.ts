@@ -148,6 +148,8 @@ export const serverSettingsSchema = z.object({
   FACT_EXTRACTION: oneOf(['rules', 'model', 'off'], DEFAULTS.facts.extraction),
   /** Embeddings (docs/memory.md, "Embeddings"): unset `EMBEDDING_MODEL` is the offline embedder. Read by `embeddingsFromEnv`. */
   EMBEDDING_MODEL: text(),
+  /** The embedded database's vector search: `exact` (in memory), or `hnsw` (PGlite's pgvector and its index). */
+  MEMORY_VECTOR_INDEX: oneOf(['exact', 'hnsw'], 'exact'),
   EMBEDDING_URL: urlOf(['http:', 'https:'], 'an http(s) URL'),
   EMBEDDING_API_KEY: text(),
   EMBEDDING_DIMENSIONS: optionalWholeNumber(1, 16_000),

@@ -16,7 +16,15 @@ import { DEFAULTS } from '../defaults';
 /** Where the data lives: an embedded PGlite folder (or memory), or a PostgreSQL server. */
 export type DatabaseLocation =
   /** `dataDir` is a folder, or `'memory'` for a database that lives and dies with the process. */
-  | { kind: 'pglite'; dataDir: string }
+  | {
+      kind: 'pglite';
+      dataDir: string;
+      /**
+       * Loads PGlite's build of pgvector (`@electric-sql/pglite-pgvector`), so that memories are searched through
+       * its HNSW index instead of the exact search (`MEMORY_VECTOR_INDEX=hnsw`; docs/memory.md).
+       */
+      pgvector?: boolean;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -150,7 +158,7 @@ function dialectFor(location: DatabaseLocation): {
   const lock = dataDir ? lockDataDir(dataDir) : undefined;
   let worker: PGliteWorkerClient;
   try {
-    worker = new PGliteWorkerClient(dataDir);
+    worker = new PGliteWorkerClient(dataDir, { pgvector: location.pgvector === true });
   } catch (error) {
     lock?.release();
     throw error;

@@ -18,10 +18,13 @@ export class PGliteWorkerClient implements PGliteQueryable {
   #nextId = 0;
   #gone: Error | undefined;
 
-  /** @param dataDir the database folder, or undefined for a database in memory. */
-  constructor(dataDir: string | undefined) {
+  /**
+   * @param dataDir the database folder, or undefined for a database in memory.
+   * @param options.pgvector load PGlite's build of pgvector.
+   */
+  constructor(dataDir: string | undefined, options: { pgvector?: boolean } = {}) {
     this.#worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
-      workerData: { dataDir: dataDir ?? null },
+      workerData: { dataDir: dataDir ?? null, pgvector: options.pgvector === true },
       // The thread's objects are short-lived query messages: a young generation capped at 4 MB (V8's default
       // grows to 48 MB under load and stays) kept 25 MB off the resident size after load, measured.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },

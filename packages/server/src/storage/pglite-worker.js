@@ -123,16 +123,34 @@ async function compilePglite() {
 }
 
 /**
- * Opens the database of `folder` (creating it first if it is new), or one in memory.
+ * PGlite's build of pgvector: an optional peer of the server (its own peer is PGlite 0.5.14, which npm would
+ * refuse to install beside ours for everyone), so installed by those who ask for it.
+ */
+async function pgvectorExtension() {
+  try {
+    return (await import('@electric-sql/pglite-pgvector')).vector;
+  } catch {
+    throw new Error(
+      "MEMORY_VECTOR_INDEX=hnsw needs PGlite's pgvector: npm install @electric-sql/pglite-pgvector@0.0.15 --legacy-peer-deps",
+    );
+  }
+}
+
+/**
+ * Opens the database of `folder` (creating it first if it is new), or one in memory; with `pgvector`, PGlite's
+ * build of pgvector is loaded (the memory store then creates the extension and its HNSW index).
  * @param {string | null} folder
+ * @param {boolean} pgvector
  * @returns {Promise<PGlite>}
  */
-async function openDatabase(folder) {
+async function openDatabase(folder, pgvector) {
   if (folder && !existsSync(join(folder, 'PG_VERSION'))) await createDatabaseFolder(folder);
+  const extensions = pgvector ? { vector: await pgvectorExtension() } : undefined;
   return withBaselineWasmCompiler(async () =>
     PGlite.create(folder ?? undefined, {
       startParams: START_PARAMS,
       pgliteWasmModule: await compilePglite(),
+      ...(extensions ? { extensions } : {}),
     }),
   );
 }
@@ -146,10 +164,10 @@ if (isMainThread) {
   process.exit(0);
 }
 
-/** @type {{ dataDir: string | null }} */
-const { dataDir } = workerData;
+/** @type {{ dataDir: string | null, pgvector: boolean }} */
+const { dataDir, pgvector } = workerData;
 /** @type {Promise<PGlite>} */
-const opening = openDatabase(dataDir);
+const opening = openDatabase(dataDir, pgvector === true);
 // Until a query awaits it, a failure to open must not be an unhandled rejection.
 opening.catch(() => undefined);
 /** The server's statements, prepared once they repeat (pglite-prepared.js). */
